@@ -1,0 +1,5 @@
+//! One file per subcommand: each parses its arguments and calls the library.
+
+pub mod analyze;
+pub mod import;
+pub mod stats;

@@ -1,0 +1,1 @@
+//! Input formats: CSV (chessData style), Lichess PGN with [%eval], EPD.

@@ -1,0 +1,53 @@
+//! Typed errors of the library. The binary wraps them with `anyhow` context.
+
+use std::path::PathBuf;
+
+/// Everything the library can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The SQLite database failed.
+    #[error("database error")]
+    Sqlite(#[from] rusqlite::Error),
+    /// Reading or writing a file failed.
+    #[error("i/o error on {path}")]
+    Io {
+        /// The file involved (`-` for standard input).
+        path: PathBuf,
+        /// What went wrong.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A JSON document (e.g. an evaluator file) could not be read or written.
+    #[error("invalid JSON in {path}")]
+    Json {
+        /// The file involved.
+        path: PathBuf,
+        /// What went wrong.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The database was made by a newer chessgraph than this one.
+    #[error("database schema version {found} is newer than this chessgraph knows ({known})")]
+    SchemaTooNew {
+        /// Version found in the file.
+        found: i64,
+        /// Newest version this binary can apply.
+        known: i64,
+    },
+    /// A user-supplied value (option, name, condition) is invalid.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl Error {
+    /// Wraps an I/O error with the path it happened on.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// Result alias for the library.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

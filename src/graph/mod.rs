@@ -1,0 +1,1 @@
+//! The attack/defense graph and the position features.

@@ -1,0 +1,11 @@
+//! chessgraph: study chess positions with data.
+//!
+//! The library follows the pipeline: [`data`] reads input formats, [`db`] stores
+//! positions in SQLite, [`graph`] computes the attack/defense graph and features.
+
+pub mod data;
+pub mod db;
+pub mod error;
+pub mod graph;
+
+pub use error::{Error, Result};

@@ -1,0 +1,62 @@
+//! The `chessgraph` command line: one flat `match` handing each subcommand to its `run`.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod cli;
+
+/// Study chess positions with data: import evaluated positions into SQLite, compute the
+/// attack/defense graph and features, fit evaluation weights, draw heatmaps, play UCI.
+#[derive(Parser)]
+#[command(name = "chessgraph", version, about)]
+struct Cli {
+    /// SQLite database file to use (created if missing).
+    #[arg(long, global = true, default_value = "chessgraph.db")]
+    db: PathBuf,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Load FEN+evaluation rows from CSV, PGN with [%eval] comments, or EPD (plain, .gz, .zst, or - for stdin).
+    Import(cli::import::Args),
+    /// Compute features and the attack/defense graph for every position not yet analyzed.
+    Analyze(cli::analyze::Args),
+    /// Show what is in the database: counts, distributions, sources and rejects.
+    Stats(cli::stats::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Import(args) => cli::import::run(&cli.db, args),
+        Command::Analyze(args) => cli::analyze::run(&cli.db, args),
+        Command::Stats(args) => cli::stats::run(&cli.db, args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            let mut stderr = std::io::stderr().lock();
+            let _ = write!(stderr, "chessgraph: error: {err}");
+            for cause in err.chain().skip(1) {
+                let _ = write!(stderr, "\n  caused by: {cause}");
+            }
+            let _ = writeln!(stderr);
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A closed pipe (`chessgraph stats | head`) is not a failure.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
