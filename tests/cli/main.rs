@@ -1,0 +1,4 @@
+//! The one integration-test binary: runs the real `chessgraph` executable on temporary
+//! databases. One module per subcommand; `util` has the `cgtest!` harness.
+
+mod util;

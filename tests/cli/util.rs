@@ -1,0 +1,112 @@
+//! Test harness in the spirit of ripgrep's `rgtest!`: every test gets a fresh temporary
+//! directory (with `db` pointing at `test.db` inside it) and a way to run the binary.
+
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// A temporary working directory with a database path inside it.
+pub struct Dir {
+    tmp: tempfile::TempDir,
+}
+
+impl Dir {
+    /// A new empty directory.
+    pub fn new() -> Dir {
+        Dir {
+            tmp: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    /// The directory's path.
+    pub fn path(&self) -> &Path {
+        self.tmp.path()
+    }
+
+    /// The database file every command uses.
+    pub fn db(&self) -> PathBuf {
+        self.path().join("test.db")
+    }
+
+    /// Writes `contents` to `name` inside the directory and returns its path.
+    pub fn create(&self, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.path().join(name);
+        std::fs::write(&path, contents).expect("write fixture");
+        path
+    }
+
+    /// A `chessgraph` command with `--db` set, run in this directory.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_chessgraph"));
+        cmd.current_dir(self.path())
+            .arg("--db")
+            .arg(self.db())
+            .args(args);
+        cmd
+    }
+
+    /// Runs `chessgraph ARGS` and returns its output, whatever the exit code.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().expect("run chessgraph")
+    }
+
+    /// Runs `chessgraph ARGS` with `stdin` fed in.
+    pub fn run_stdin(&self, args: &[&str], stdin: &[u8]) -> Output {
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn chessgraph");
+        child.stdin.take().unwrap().write_all(stdin).unwrap();
+        child.wait_with_output().expect("wait chessgraph")
+    }
+
+    /// Runs `chessgraph ARGS`, asserts success, returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "chessgraph {args:?} failed ({}):\nstdout:\n{}\nstderr:\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8 stdout")
+    }
+
+    /// Opens the test database for assertions.
+    pub fn sql(&self) -> rusqlite::Connection {
+        rusqlite::Connection::open(self.db()).expect("open test db")
+    }
+
+    /// One integer from an SQL query.
+    pub fn int(&self, query: &str) -> i64 {
+        self.sql()
+            .query_row(query, [], |r| r.get(0))
+            .unwrap_or_else(|e| panic!("{query}: {e}"))
+    }
+}
+
+/// Path of a file under `../shared/data/` if it exists (tests that need it skip otherwise).
+pub fn shared(name: &str) -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data")
+        .join(name);
+    p.exists().then_some(p)
+}
+
+/// Defines a test that gets a fresh [`Dir`]: `cgtest!(name, |dir| { ... });`
+#[macro_export]
+macro_rules! cgtest {
+    ($name:ident, |$dir:ident| $body:block) => {
+        #[test]
+        fn $name() {
+            let $dir = $crate::util::Dir::new();
+            $body
+        }
+    };
+}
