@@ -1,1 +1,461 @@
-//! Input formats: CSV (chessData style), Lichess PGN with [%eval], EPD.
+//! Input formats: CSV in the chessData.csv style, Lichess-style PGN with `[%eval]`
+//! comments, and EPD — plain, gzip or zstd, from a file or standard input.
+//!
+//! Every reader turns its input into a stream of [`Item`]s: validated rows, rejected
+//! rows (with line and reason), and game headers for PGN. Validation uses shakmaty: a row
+//! becomes a [`Row`] only if its position is legal.
+
+pub mod csv;
+pub mod epd;
+pub mod pgn;
+
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+
+use indicatif::ProgressBar;
+use shakmaty::fen::{Epd, Fen};
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode};
+
+use crate::{Error, Result};
+
+/// Longest text kept for a rejected row.
+pub const MAX_REJECT_TEXT: usize = 200;
+
+/// Input format of a file.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// `FEN,Evaluation` rows (chessData.csv style).
+    Csv,
+    /// PGN games with `[%eval]` comments.
+    Pgn,
+    /// EPD lines with `ce`/`dm` and optional result (`c9`) opcodes.
+    Epd,
+}
+
+impl Format {
+    /// Name stored in `sources.format`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Csv => "csv",
+            Format::Pgn => "pgn",
+            Format::Epd => "epd",
+        }
+    }
+
+    /// Guesses the format from a file name (`.csv`, `.pgn`, `.epd`, optionally followed by
+    /// `.gz` or `.zst`).
+    pub fn from_path(path: &Path) -> Option<Format> {
+        let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+        let name = name
+            .strip_suffix(".gz")
+            .or_else(|| name.strip_suffix(".zst"))
+            .or_else(|| name.strip_suffix(".zstd"))
+            .unwrap_or(&name);
+        let ext = Path::new(name).extension()?.to_str()?;
+        match ext {
+            "csv" => Some(Format::Csv),
+            "pgn" => Some(Format::Pgn),
+            "epd" => Some(Format::Epd),
+            _ => None,
+        }
+    }
+}
+
+/// Whose point of view the input's evaluations use.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Pov {
+    /// Positive means White is better (chessData.csv, Lichess).
+    White,
+    /// Positive means the side to move is better (EPD `ce`, most engines).
+    Stm,
+}
+
+impl Pov {
+    /// Name stored in `sources.pov`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Pov::White => "white",
+            Pov::Stm => "stm",
+        }
+    }
+}
+
+/// Compression of an input stream, detected from its first bytes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Compression {
+    /// Plain text.
+    None,
+    /// gzip (`1f 8b`).
+    Gzip,
+    /// Zstandard (`28 b5 2f fd`).
+    Zstd,
+}
+
+impl Compression {
+    /// Name stored in `sources.compression`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Compression::None => "none",
+            Compression::Gzip => "gzip",
+            Compression::Zstd => "zstd",
+        }
+    }
+}
+
+/// An opened, decompressing input.
+pub struct Input {
+    /// Decompressed bytes.
+    pub reader: Box<dyn BufRead + Send>,
+    /// What compression was found.
+    pub compression: Compression,
+}
+
+/// Opens `path` (`-` for standard input), detecting gzip or zstd by magic bytes.
+pub fn open_input(path: &Path) -> Result<Input> {
+    open_input_with_progress(path, &ProgressBar::hidden())
+}
+
+/// Like [`open_input`], advancing `progress` by the (compressed) bytes consumed.
+pub fn open_input_with_progress(path: &Path, progress: &ProgressBar) -> Result<Input> {
+    let raw: Box<dyn Read + Send> = if path == Path::new("-") {
+        Box::new(progress.wrap_read(io::stdin()))
+    } else {
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        if let Ok(meta) = file.metadata() {
+            progress.set_length(meta.len());
+        }
+        Box::new(progress.wrap_read(file))
+    };
+    let mut buffered = BufReader::with_capacity(1 << 16, raw);
+    let head = buffered.fill_buf().map_err(|e| Error::io(path, e))?;
+    let compression = if head.starts_with(&[0x1f, 0x8b]) {
+        Compression::Gzip
+    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        Compression::Zstd
+    } else {
+        Compression::None
+    };
+    let reader: Box<dyn BufRead + Send> = match compression {
+        Compression::None => Box::new(buffered),
+        Compression::Gzip => Box::new(BufReader::with_capacity(
+            1 << 16,
+            flate2::bufread::MultiGzDecoder::new(buffered),
+        )),
+        Compression::Zstd => Box::new(BufReader::with_capacity(
+            1 << 16,
+            zstd::stream::read::Decoder::with_buffer(buffered).map_err(|e| Error::io(path, e))?,
+        )),
+    };
+    Ok(Input {
+        reader,
+        compression,
+    })
+}
+
+/// A game result.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum GameResult {
+    /// `1-0`.
+    WhiteWins,
+    /// `0-1`.
+    BlackWins,
+    /// `1/2-1/2`.
+    Draw,
+}
+
+impl GameResult {
+    /// Parses `1-0`, `0-1`, `1/2-1/2` (anything else, like `*`, is unknown).
+    pub fn parse(s: &str) -> Option<GameResult> {
+        match s.trim() {
+            "1-0" => Some(GameResult::WhiteWins),
+            "0-1" => Some(GameResult::BlackWins),
+            "1/2-1/2" | "½-½" => Some(GameResult::Draw),
+            _ => None,
+        }
+    }
+
+    /// The PGN spelling, as stored in `positions.result`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::BlackWins => "0-1",
+            GameResult::Draw => "1/2-1/2",
+        }
+    }
+}
+
+/// An evaluation label, always from White's point of view once in a [`Row`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Label {
+    /// No evaluation given.
+    None,
+    /// Centipawns.
+    Cp(i32),
+    /// Signed moves to mate: positive when White mates.
+    Mate(i32),
+}
+
+impl Label {
+    /// Turns a side-to-move label into White's point of view.
+    pub fn to_white_pov(self, turn: Color) -> Label {
+        match (self, turn) {
+            (l, Color::White) => l,
+            (Label::Cp(cp), Color::Black) => Label::Cp(-cp),
+            (Label::Mate(m), Color::Black) => Label::Mate(-m),
+            (Label::None, _) => Label::None,
+        }
+    }
+
+    /// Parses a chessData.csv evaluation: `+56`, `-10`, `0`, `#+3`, `#-2` (also `#3`).
+    pub fn parse_csv(s: &str) -> std::result::Result<Label, String> {
+        let s = s.trim();
+        let bad = || {
+            format!("bad evaluation {s:?} (expected centipawns like +56, or a mate score like #-2)")
+        };
+        if let Some(m) = s.strip_prefix('#') {
+            parse_signed(m).map(Label::Mate).ok_or_else(bad)
+        } else {
+            parse_signed(s).map(Label::Cp).ok_or_else(bad)
+        }
+    }
+}
+
+/// Parses an integer with an optional `+`/`-`, refusing absurd magnitudes.
+fn parse_signed(s: &str) -> Option<i32> {
+    let digits = s.strip_prefix('+').unwrap_or(s);
+    if digits.is_empty() || digits.starts_with('+') {
+        return None;
+    }
+    let v: i32 = digits.parse().ok()?;
+    (v.abs() <= 100_000).then_some(v)
+}
+
+/// A validated input row.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// 1-based line in the decompressed input (for PGN: the line of the game's first tag).
+    pub line: u64,
+    /// The FEN as given (PGN: the FEN of the position reached).
+    pub fen_input: String,
+    /// Normalized key: board, side, castling, en passant only if a legal capture exists.
+    pub fen: String,
+    /// Evaluation, White's point of view.
+    pub label: Label,
+    /// Game result, if known.
+    pub result: Option<GameResult>,
+    /// Plies from the game's start position (PGN only).
+    pub ply: Option<u32>,
+}
+
+/// A row that could not be imported.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reject {
+    /// 1-based line in the decompressed input.
+    pub line: u64,
+    /// The offending text, cut to [`MAX_REJECT_TEXT`] characters.
+    pub text: String,
+    /// Why it was rejected.
+    pub reason: String,
+}
+
+impl Reject {
+    /// A rejection of `text` at `line`, cutting the text to a sane length.
+    pub fn new(line: u64, text: &str, reason: impl Into<String>) -> Reject {
+        Reject {
+            line,
+            text: cut(text, MAX_REJECT_TEXT),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// A PGN game's header.
+#[derive(Clone, Debug, Default)]
+pub struct GameInfo {
+    /// Line of the game's first tag.
+    pub line: u64,
+    /// `White` tag.
+    pub white: Option<String>,
+    /// `Black` tag.
+    pub black: Option<String>,
+    /// `Event` tag.
+    pub event: Option<String>,
+    /// `Date` tag.
+    pub date: Option<String>,
+    /// `Result` tag, if a decisive or drawn result.
+    pub result: Option<GameResult>,
+    /// `FEN` tag, if the game starts from a set-up position.
+    pub start_fen: Option<String>,
+}
+
+/// What a reader produces.
+#[derive(Clone, Debug)]
+pub enum Item {
+    /// A new game starts; rows until the next `Game` belong to it.
+    Game(GameInfo),
+    /// A valid row.
+    Row(Row),
+    /// A rejected row.
+    Reject(Reject),
+}
+
+/// Receives items from a reader; returning an error stops reading.
+pub trait Sink {
+    /// Takes one item.
+    fn item(&mut self, item: Item) -> Result<()>;
+}
+
+impl<F: FnMut(Item) -> Result<()>> Sink for F {
+    fn item(&mut self, item: Item) -> Result<()> {
+        self(item)
+    }
+}
+
+/// Options shared by the readers.
+#[derive(Copy, Clone, Debug)]
+pub struct ReadOptions {
+    /// Point of view of CSV evaluations (EPD `ce` is always side to move, PGN always White).
+    pub pov: Pov,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions { pov: Pov::White }
+    }
+}
+
+/// Reads `input` in `format`, sending every item to `sink`. A read error in the middle of
+/// the stream (e.g. a truncated .gz) becomes a final [`Reject`] at the line where it
+/// happened; only a sink error is returned.
+pub fn read(
+    format: Format,
+    input: impl BufRead,
+    opts: ReadOptions,
+    sink: &mut dyn Sink,
+) -> Result<()> {
+    match format {
+        Format::Csv => csv::read(input, opts, sink),
+        Format::Pgn => pgn::read(input, sink),
+        Format::Epd => epd::read(input, sink),
+    }
+}
+
+/// Why a FEN was refused.
+#[derive(Debug)]
+pub struct FenError(String);
+
+impl fmt::Display for FenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Parses and validates a FEN (4 to 6 fields), returning the position.
+pub fn parse_position(fen: &str) -> std::result::Result<Chess, FenError> {
+    let fen = fen.trim();
+    let parsed =
+        Fen::from_ascii(fen.as_bytes()).map_err(|e| FenError(format!("invalid FEN: {e}")))?;
+    parsed
+        .into_position::<Chess>(CastlingMode::Standard)
+        .map_err(|e| FenError(format!("illegal position: {}", describe_position_error(&e))))
+}
+
+fn describe_position_error(e: &shakmaty::PositionError<Chess>) -> String {
+    e.to_string()
+}
+
+/// The normalized key of a position: board, side, castling, and the en passant square
+/// only when a legal en passant capture exists.
+pub fn normalized_fen(pos: &Chess) -> String {
+    Epd::from_position(pos, EnPassantMode::Legal).to_string()
+}
+
+/// Cuts `s` to at most `max` characters (on a char boundary).
+pub fn cut(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_labels() {
+        assert_eq!(Label::parse_csv("+56"), Ok(Label::Cp(56)));
+        assert_eq!(Label::parse_csv("-10"), Ok(Label::Cp(-10)));
+        assert_eq!(Label::parse_csv("0"), Ok(Label::Cp(0)));
+        assert_eq!(Label::parse_csv("#+3"), Ok(Label::Mate(3)));
+        assert_eq!(Label::parse_csv("#-2"), Ok(Label::Mate(-2)));
+        assert_eq!(Label::parse_csv(" #4 "), Ok(Label::Mate(4)));
+        for bad in [
+            "",
+            "+",
+            "#",
+            "abc",
+            "1.5",
+            "++3",
+            "#+",
+            "99999999999",
+            "# 3",
+        ] {
+            assert!(Label::parse_csv(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn pov_flip() {
+        assert_eq!(Label::Cp(30).to_white_pov(Color::Black), Label::Cp(-30));
+        assert_eq!(Label::Mate(2).to_white_pov(Color::Black), Label::Mate(-2));
+        assert_eq!(Label::Mate(2).to_white_pov(Color::White), Label::Mate(2));
+    }
+
+    #[test]
+    fn normalization_drops_useless_ep_square() {
+        // After 1. e4 the FEN names e3, but no black pawn can capture: not part of the key.
+        let pos =
+            parse_position("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1").unwrap();
+        assert_eq!(
+            normalized_fen(&pos),
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -"
+        );
+        // A legal en passant capture keeps it.
+        let pos = parse_position("4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1").unwrap();
+        assert_eq!(normalized_fen(&pos), "4k3/8/8/8/3pP3/8/8/4K3 b - e3");
+    }
+
+    #[test]
+    fn illegal_positions_are_refused() {
+        // Side not to move in check.
+        assert!(parse_position("4k3/8/8/8/8/8/4R3/4K3 w - - 0 1").is_err());
+        // Two white kings.
+        assert!(parse_position("4k3/8/8/8/8/8/8/3KK3 w - - 0 1").is_err());
+        // Pawn on the first rank.
+        assert!(parse_position("4k3/8/8/8/8/8/8/P3K3 w - - 0 1").is_err());
+        assert!(parse_position("not a fen").is_err());
+    }
+
+    #[test]
+    fn format_from_path() {
+        assert_eq!(
+            Format::from_path(Path::new("a/b.csv.zst")),
+            Some(Format::Csv)
+        );
+        assert_eq!(
+            Format::from_path(Path::new("games.PGN.gz")),
+            Some(Format::Pgn)
+        );
+        assert_eq!(Format::from_path(Path::new("x.epd")), Some(Format::Epd));
+        assert_eq!(Format::from_path(Path::new("x.txt")), None);
+    }
+
+    #[test]
+    fn cut_is_char_safe() {
+        assert_eq!(cut("ééé", 2), "éé…");
+        assert_eq!(cut("ab", 2), "ab");
+    }
+}

@@ -1,6 +1,8 @@
 //! The SQLite store: opening, schema migrations (SQL files in `migrations/`), and the
 //! reads and writes the rest of the pipeline needs.
 
+pub mod import;
+
 use std::path::Path;
 
 use rusqlite::Connection;

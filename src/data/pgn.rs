@@ -1,0 +1,353 @@
+//! Lichess-style PGN: `{ [%eval 0.17] }` or `{ [%eval #-3] }` after moves (pawns, White's
+//! point of view), the result in the `Result` tag.
+//!
+//! The stream is cut into games by lines (so every game knows the line it starts on),
+//! and each game is parsed with pgn-reader's streaming [`Visitor`]. Every position that
+//! has an eval comment becomes a row with its ply and the game's result. An illegal move
+//! ends that game (rows before it are kept) and is reported with the game's line.
+
+use std::io::BufRead;
+use std::ops::ControlFlow;
+
+use pgn_reader::{KnownOutcome, Outcome, RawComment, RawTag, Reader, SanPlus, Skip, Visitor};
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+
+use super::{GameInfo, GameResult, Item, Label, Reject, Row, Sink, normalized_fen};
+use crate::Result;
+
+/// Reads PGN games from `input` into `sink`.
+pub fn read(mut input: impl BufRead, sink: &mut dyn Sink) -> Result<()> {
+    let mut chunk: Vec<u8> = Vec::with_capacity(1 << 14);
+    let mut chunk_line = 1u64;
+    let mut in_movetext = false;
+    let mut line_no = 0u64;
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        line_no += 1;
+        let n = match input.read_until(b'\n', &mut buf) {
+            Ok(n) => n,
+            Err(e) => {
+                // Keep what the cut-off game had, then say where the input broke.
+                parse_game(&chunk, chunk_line, sink)?;
+                return sink.item(Item::Reject(Reject::new(
+                    line_no,
+                    "",
+                    format!("input ends or breaks here: {e}"),
+                )));
+            }
+        };
+        if n == 0 {
+            return parse_game(&chunk, chunk_line, sink);
+        }
+        let mut line = buf.as_slice();
+        if line_no == 1 {
+            line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
+        }
+        let trimmed = line.trim_ascii_start();
+        let is_tag = trimmed.first() == Some(&b'[')
+            && trimmed.get(1).is_some_and(|b| b.is_ascii_alphabetic());
+        if is_tag && in_movetext {
+            parse_game(&chunk, chunk_line, sink)?;
+            chunk.clear();
+            in_movetext = false;
+        }
+        if chunk.is_empty() {
+            if trimmed.is_empty() {
+                continue;
+            }
+            chunk_line = line_no;
+        }
+        if !is_tag && !trimmed.is_empty() {
+            in_movetext = true;
+        }
+        chunk.extend_from_slice(line);
+    }
+}
+
+/// Parses one game's text (starting on `line`) and sends its items.
+fn parse_game(text: &[u8], line: u64, sink: &mut dyn Sink) -> Result<()> {
+    if text.trim_ascii().is_empty() {
+        return Ok(());
+    }
+    let mut visitor = GameVisitor {
+        line,
+        items: Vec::new(),
+    };
+    let mut reader = Reader::new(text);
+    match reader.read_game(&mut visitor) {
+        Ok(_) => {}
+        Err(e) => visitor.items.push(Item::Reject(Reject::new(
+            line,
+            "",
+            format!("unreadable game: {e}"),
+        ))),
+    }
+    for item in visitor.items {
+        sink.item(item)?;
+    }
+    Ok(())
+}
+
+struct GameVisitor {
+    line: u64,
+    items: Vec<Item>,
+}
+
+/// Movetext state of the game being read.
+struct Game {
+    pos: Chess,
+    ply: u32,
+    result: Option<GameResult>,
+    /// Whether the current position already got its row (one eval per position).
+    labelled: bool,
+}
+
+impl GameVisitor {
+    fn reject(&mut self, text: &str, reason: String) {
+        self.items
+            .push(Item::Reject(Reject::new(self.line, text, reason)));
+    }
+}
+
+impl Visitor for GameVisitor {
+    type Tags = GameInfo;
+    type Movetext = Game;
+    type Output = ();
+
+    fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
+        ControlFlow::Continue(GameInfo {
+            line: self.line,
+            ..GameInfo::default()
+        })
+    }
+
+    fn tag(
+        &mut self,
+        tags: &mut GameInfo,
+        name: &[u8],
+        value: RawTag<'_>,
+    ) -> ControlFlow<Self::Output> {
+        let value = || Some(value.decode_utf8_lossy().into_owned());
+        match name {
+            b"White" => tags.white = value(),
+            b"Black" => tags.black = value(),
+            b"Event" => tags.event = value(),
+            b"Date" => tags.date = value(),
+            b"Result" => tags.result = value().and_then(|r| GameResult::parse(&r)),
+            b"FEN" => tags.start_fen = value(),
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn begin_movetext(&mut self, tags: GameInfo) -> ControlFlow<Self::Output, Game> {
+        let pos = match &tags.start_fen {
+            None => Chess::default(),
+            Some(fen) => match Fen::from_ascii(fen.as_bytes()) {
+                Err(e) => {
+                    self.reject(fen, format!("invalid FEN tag: {e}"));
+                    return ControlFlow::Break(());
+                }
+                Ok(f) => match f.into_position(CastlingMode::Standard) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        self.reject(fen, format!("illegal position in FEN tag: {e}"));
+                        return ControlFlow::Break(());
+                    }
+                },
+            },
+        };
+        let result = tags.result;
+        self.items.push(Item::Game(tags));
+        ControlFlow::Continue(Game {
+            pos,
+            ply: 0,
+            result,
+            labelled: false,
+        })
+    }
+
+    fn san(&mut self, game: &mut Game, san_plus: SanPlus) -> ControlFlow<Self::Output> {
+        match san_plus.san.to_move(&game.pos) {
+            Ok(m) => {
+                game.pos.play_unchecked(m);
+                game.ply += 1;
+                game.labelled = false;
+                ControlFlow::Continue(())
+            }
+            Err(e) => {
+                let mv = (game.ply / 2) + 1;
+                let dots = if game.ply.is_multiple_of(2) {
+                    "."
+                } else {
+                    "..."
+                };
+                self.reject(
+                    &san_plus.to_string(),
+                    format!("illegal move {mv}{dots}{san_plus} ({e}); rest of the game skipped"),
+                );
+                ControlFlow::Break(())
+            }
+        }
+    }
+
+    fn begin_variation(&mut self, _game: &mut Game) -> ControlFlow<Self::Output, Skip> {
+        ControlFlow::Continue(Skip(true))
+    }
+
+    fn comment(&mut self, game: &mut Game, comment: RawComment<'_>) -> ControlFlow<Self::Output> {
+        let Some(eval) = find_eval(comment.as_bytes()) else {
+            return ControlFlow::Continue(());
+        };
+        if game.labelled {
+            return ControlFlow::Continue(());
+        }
+        game.labelled = true;
+        match parse_eval(eval) {
+            Ok(label) => self.items.push(Item::Row(Row {
+                line: self.line,
+                fen_input: Fen::from_position(&game.pos, EnPassantMode::Legal).to_string(),
+                fen: normalized_fen(&game.pos),
+                label,
+                result: game.result,
+                ply: Some(game.ply),
+            })),
+            Err(reason) => {
+                let text = String::from_utf8_lossy(eval).into_owned();
+                self.reject(&text, format!("ply {}: {reason}", game.ply));
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn outcome(&mut self, game: &mut Game, outcome: Outcome) -> ControlFlow<Self::Output> {
+        // The Result tag wins; the movetext's result fills in when the tag is missing.
+        if game.result.is_none() {
+            game.result = match outcome {
+                Outcome::Known(KnownOutcome::Decisive { winner }) => Some(if winner.is_white() {
+                    GameResult::WhiteWins
+                } else {
+                    GameResult::BlackWins
+                }),
+                Outcome::Known(KnownOutcome::Draw) => Some(GameResult::Draw),
+                Outcome::Unknown => None,
+            };
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn end_game(&mut self, game: Game) -> Self::Output {
+        // A result known only from the movetext reaches the rows read before it.
+        if let Some(result) = game.result {
+            for item in &mut self.items {
+                if let Item::Row(row) = item {
+                    row.result.get_or_insert(result);
+                }
+            }
+        }
+    }
+}
+
+/// The operand of `[%eval …]` in a comment, if any.
+fn find_eval(comment: &[u8]) -> Option<&[u8]> {
+    let start = comment.windows(6).position(|w| w == b"[%eval")? + 6;
+    let rest = comment[start..].trim_ascii_start();
+    let end = rest
+        .iter()
+        .position(|&b| b == b']' || b == b',' || b.is_ascii_whitespace())
+        .unwrap_or(rest.len());
+    Some(&rest[..end])
+}
+
+/// Parses `0.17`, `-1.5`, `#3`, `#-3` into a White-point-of-view label.
+fn parse_eval(raw: &[u8]) -> std::result::Result<Label, String> {
+    let s = std::str::from_utf8(raw).map_err(|_| "eval is not UTF-8".to_owned())?;
+    let bad = || format!("bad [%eval] value {s:?} (expected pawns like 0.17 or a mate like #-3)");
+    if let Some(m) = s.strip_prefix('#') {
+        return super::parse_signed(m).map(Label::Mate).ok_or_else(bad);
+    }
+    let pawns: f64 = s.parse().map_err(|_| bad())?;
+    if !pawns.is_finite() || pawns.abs() > 1000.0 {
+        return Err(bad());
+    }
+    Ok(Label::Cp((pawns * 100.0).round() as i32))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn items(text: &str) -> Vec<Item> {
+        let mut out = Vec::new();
+        read(text.as_bytes(), &mut |i| {
+            out.push(i);
+            Ok(())
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn evals_become_rows_with_ply_and_result() {
+        let pgn = "[Event \"t\"]\n[Result \"0-1\"]\n\n1. e4 { [%eval 0.17] } 1... e5 { [%eval #-3] } 2. Nf3 { no eval } 0-1\n\n\
+                   [Event \"u\"]\n[Result \"*\"]\n\n1. d4 { [%eval -0.5] } *\n";
+        let got = items(pgn);
+        let rows: Vec<_> = got
+            .iter()
+            .filter_map(|i| match i {
+                Item::Row(r) => Some((r.line, r.ply, r.label, r.result)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                (1, Some(1), Label::Cp(17), Some(GameResult::BlackWins)),
+                (1, Some(2), Label::Mate(-3), Some(GameResult::BlackWins)),
+                (6, Some(1), Label::Cp(-50), None),
+            ]
+        );
+        assert_eq!(got.iter().filter(|i| matches!(i, Item::Game(_))).count(), 2);
+    }
+
+    #[test]
+    fn illegal_move_keeps_earlier_rows() {
+        let pgn = "[Event \"t\"]\n\n1. e4 { [%eval 0.2] } 1... e5 { [%eval 0.9] } 2. Qxf7 { [%eval 9] } 1-0\n";
+        let got = items(pgn);
+        assert!(matches!(&got[1], Item::Row(r) if r.label == Label::Cp(20)));
+        assert!(matches!(&got[2], Item::Row(r) if r.label == Label::Cp(90)));
+        match &got[3] {
+            Item::Reject(r) => {
+                assert_eq!(r.line, 1);
+                assert!(r.reason.starts_with("illegal move 2.Qxf7"), "{}", r.reason);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(got.len(), 4);
+    }
+
+    #[test]
+    fn start_fen_and_bad_eval() {
+        let pgn = "[FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\"]\n[SetUp \"1\"]\n\n1. e4 { [%eval 2.5] } 1... Kd7 { [%eval x] } 1-0\n";
+        let got = items(pgn);
+        match &got[1] {
+            Item::Row(r) => {
+                assert_eq!(r.fen, "4k3/8/8/8/4P3/8/8/4K3 b - -");
+                assert_eq!(r.result, Some(GameResult::WhiteWins));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(&got[2], Item::Reject(r) if r.reason.contains("bad [%eval]")));
+    }
+
+    #[test]
+    fn eval_operand() {
+        assert_eq!(find_eval(b" [%eval 0.17] "), Some(&b"0.17"[..]));
+        assert_eq!(find_eval(b"[%clk 0:01:00] [%eval #-2]"), Some(&b"#-2"[..]));
+        assert_eq!(find_eval(b"[%eval 1.5,20]"), Some(&b"1.5"[..]));
+        assert_eq!(find_eval(b"nothing"), None);
+        assert_eq!(parse_eval(b"-0.05"), Ok(Label::Cp(-5)));
+    }
+}

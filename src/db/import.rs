@@ -1,0 +1,406 @@
+//! Writing imported rows: sources, games, positions and rejects, in batched transactions.
+//!
+//! Safety with real files: every batch commits the rows and the source's counters
+//! together, so a killed import leaves a consistent DB. A re-run of the same file (same
+//! path and content fingerprint) resumes the unfinished source: it reads the file again
+//! from the start, recognises the rows the killed run already stored (same source, line
+//! and ply) as its own, and ends with the same rows, ids and counters as an uninterrupted
+//! run. A file that was imported completely before is skipped unless forced.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+use std::time::Instant;
+
+use indicatif::ProgressBar;
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+
+use crate::data::{self, Format, GameInfo, Item, Label, ReadOptions, Reject, Row};
+use crate::{Error, Result};
+
+/// How to import one file.
+#[derive(Clone, Debug)]
+pub struct ImportOptions {
+    /// Format; guessed from the file name when `None`.
+    pub format: Option<Format>,
+    /// Point of view of CSV evaluations.
+    pub pov: data::Pov,
+    /// Read a file again even if it was imported completely before.
+    pub force: bool,
+    /// Rows per transaction.
+    pub batch_size: usize,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        ImportOptions {
+            format: None,
+            pov: data::Pov::White,
+            force: false,
+            batch_size: 50_000,
+        }
+    }
+}
+
+/// What one import did.
+#[derive(Clone, Debug, Default)]
+pub struct ImportSummary {
+    /// The `sources.id` of this run.
+    pub source_id: i64,
+    /// Path as stored.
+    pub path: String,
+    /// Format used.
+    pub format: &'static str,
+    /// Rows read (imported + duplicates + rejected).
+    pub rows_read: u64,
+    /// New positions stored.
+    pub imported: u64,
+    /// Rows whose position was already stored.
+    pub duplicates: u64,
+    /// Rows rejected (see `import_errors`).
+    pub rejected: u64,
+    /// Games read (PGN).
+    pub games: u64,
+    /// Wall time.
+    pub seconds: f64,
+    /// Set when the file had been imported completely before and was skipped.
+    pub already_imported: bool,
+    /// Set when an unfinished earlier run of the same file was resumed.
+    pub resumed: bool,
+    /// The first few rejects, for the report.
+    pub first_rejects: Vec<Reject>,
+}
+
+impl ImportSummary {
+    /// Rows per second.
+    pub fn rows_per_second(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.rows_read as f64 / self.seconds
+        } else {
+            0.0
+        }
+    }
+}
+
+/// How many rejects a summary keeps for display.
+const SHOWN_REJECTS: usize = 10;
+
+/// Imports `path` (`-` for standard input) into the open database.
+pub fn import_file(
+    conn: &mut Connection,
+    path: &Path,
+    opts: &ImportOptions,
+    progress: &ProgressBar,
+) -> Result<ImportSummary> {
+    let started = Instant::now();
+    let format = match opts.format.or_else(|| Format::from_path(path)) {
+        Some(f) => f,
+        None => {
+            return Err(Error::Invalid(format!(
+                "{}: cannot tell the format from the file name; use --format csv|pgn|epd",
+                path.display()
+            )));
+        }
+    };
+    let is_stdin = path == Path::new("-");
+    let (stored_path, fingerprint) = if is_stdin {
+        ("-".to_owned(), None)
+    } else {
+        let canonical = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
+        if canonical.is_dir() {
+            return Err(Error::Invalid(format!(
+                "{}: is a directory",
+                path.display()
+            )));
+        }
+        (
+            canonical.display().to_string(),
+            Some(fingerprint(&canonical)?),
+        )
+    };
+
+    let mut summary = ImportSummary {
+        path: stored_path.clone(),
+        format: format.as_str(),
+        ..ImportSummary::default()
+    };
+
+    let previous: Option<(i64, Option<String>)> = match &fingerprint {
+        None => None,
+        Some(fp) => conn
+            .query_row(
+                "SELECT id, finished_at FROM sources WHERE path = ?1 AND fingerprint = ?2 AND format = ?3 \
+                 ORDER BY id DESC LIMIT 1",
+                params![stored_path, fp, format.as_str()],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?,
+    };
+
+    let input = data::open_input_with_progress(path, progress)?;
+    let source_id = match previous {
+        Some((id, Some(_))) if !opts.force => {
+            let (read, imported, dup, rejected) = conn.query_row(
+                "SELECT rows_read, rows_imported, rows_duplicate, rows_rejected FROM sources WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )?;
+            summary.source_id = id;
+            summary.already_imported = true;
+            summary.rows_read = read;
+            summary.imported = imported;
+            summary.duplicates = dup;
+            summary.rejected = rejected;
+            return Ok(summary);
+        }
+        Some((id, None)) => {
+            // Resume a killed run: start its counts and rejects again from scratch.
+            let tx = conn.transaction()?;
+            tx.execute(
+                "UPDATE sources SET rows_read = 0, rows_imported = 0, rows_duplicate = 0, rows_rejected = 0 \
+                 WHERE id = ?1",
+                [id],
+            )?;
+            tx.execute("DELETE FROM import_errors WHERE source_id = ?1", [id])?;
+            tx.commit()?;
+            summary.resumed = true;
+            id
+        }
+        _ => {
+            conn.execute(
+                "INSERT INTO sources (path, format, compression, fingerprint, pov, started_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+                params![
+                    stored_path,
+                    format.as_str(),
+                    input.compression.as_str(),
+                    fingerprint,
+                    opts.pov.as_str()
+                ],
+            )?;
+            conn.last_insert_rowid()
+        }
+    };
+    summary.source_id = source_id;
+
+    let mut writer = Writer {
+        tx: conn.transaction()?,
+        source_id,
+        game_id: None,
+        in_batch: 0,
+        batch_size: opts.batch_size.max(1),
+        summary,
+    };
+    let read_opts = ReadOptions { pov: opts.pov };
+    data::read(format, input.reader, read_opts, &mut |item| {
+        writer.item(item)
+    })?;
+    writer.flush_counters()?;
+    writer.tx.execute(
+        "UPDATE sources SET finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1",
+        [source_id],
+    )?;
+    writer.tx.commit()?;
+    let mut summary = writer.summary;
+    summary.seconds = started.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// Size and a hash of the first and last MiB: tells "the same file again" cheaply.
+fn fingerprint(path: &Path) -> Result<String> {
+    const PART: u64 = 1 << 20;
+    let io = |e| Error::io(path, e);
+    let mut file = File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let mut hash = Fnv64::new();
+    let mut buf = Vec::with_capacity(PART as usize);
+    (&mut file).take(PART).read_to_end(&mut buf).map_err(io)?;
+    hash.write(&buf);
+    if len > PART {
+        buf.clear();
+        file.seek(SeekFrom::Start(len.saturating_sub(PART).max(PART)))
+            .map_err(io)?;
+        file.take(PART).read_to_end(&mut buf).map_err(io)?;
+        hash.write(&buf);
+    }
+    Ok(format!("{len}:{:016x}", hash.0))
+}
+
+/// FNV-1a, 64 bit: stable across Rust versions (unlike `DefaultHasher`).
+struct Fnv64(u64);
+
+impl Fnv64 {
+    fn new() -> Self {
+        Fnv64(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// Test hook: a pause after each committed batch (milliseconds), so the kill test can
+/// stop an import part-way deterministically.
+fn batch_delay() -> Option<std::time::Duration> {
+    std::env::var("CHESSGRAPH_TEST_BATCH_DELAY_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map(std::time::Duration::from_millis)
+}
+
+struct Writer<'c> {
+    tx: Transaction<'c>,
+    source_id: i64,
+    game_id: Option<i64>,
+    in_batch: usize,
+    batch_size: usize,
+    summary: ImportSummary,
+}
+
+impl Writer<'_> {
+    fn item(&mut self, item: Item) -> Result<()> {
+        match item {
+            Item::Game(info) => self.game(&info)?,
+            Item::Row(row) => self.row(&row)?,
+            Item::Reject(reject) => self.reject(reject)?,
+        }
+        if self.in_batch >= self.batch_size {
+            self.commit_batch()?;
+        }
+        Ok(())
+    }
+
+    fn game(&mut self, info: &GameInfo) -> Result<()> {
+        self.summary.games += 1;
+        self.tx
+            .prepare_cached(
+                "INSERT INTO games (source_id, line, white, black, event, date, result, start_fen) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (source_id, line) DO NOTHING",
+            )?
+            .execute(params![
+                self.source_id,
+                info.line,
+                info.white,
+                info.black,
+                info.event,
+                info.date,
+                info.result.map(|r| r.as_str()),
+                info.start_fen
+            ])?;
+        let id = self
+            .tx
+            .prepare_cached("SELECT id FROM games WHERE source_id = ?1 AND line = ?2")?
+            .query_row(params![self.source_id, info.line], |r| r.get(0))?;
+        self.game_id = Some(id);
+        Ok(())
+    }
+
+    fn row(&mut self, row: &Row) -> Result<()> {
+        self.summary.rows_read += 1;
+        self.in_batch += 1;
+        let (eval_cp, mate) = match row.label {
+            Label::None => (None, None),
+            Label::Cp(cp) => (Some(cp), None),
+            Label::Mate(m) => (None, Some(m)),
+        };
+        let game_id = if row.ply.is_some() {
+            self.game_id
+        } else {
+            None
+        };
+        let inserted = self
+            .tx
+            .prepare_cached(
+                "INSERT INTO positions (fen, fen_input, eval_cp, mate, source_id, line, game_id, ply, result) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (fen) DO NOTHING",
+            )?
+            .execute(params![
+                row.fen,
+                row.fen_input,
+                eval_cp,
+                mate,
+                self.source_id,
+                row.line,
+                game_id,
+                row.ply,
+                row.result.map(|r| r.as_str())
+            ])?;
+        if inserted == 1 {
+            self.summary.imported += 1;
+            return Ok(());
+        }
+        // Already stored: by a killed earlier run of this very source (then it is ours),
+        // or by another row or file (a duplicate).
+        let ours: bool = self
+            .tx
+            .prepare_cached(
+                "SELECT source_id = ?2 AND line = ?3 AND ply IS ?4 FROM positions WHERE fen = ?1",
+            )?
+            .query_row(params![row.fen, self.source_id, row.line, row.ply], |r| {
+                r.get(0)
+            })?;
+        if ours {
+            self.summary.imported += 1;
+        } else {
+            self.summary.duplicates += 1;
+            if row.result.is_some() {
+                // The position came first from a file without games (e.g. the CSV); keep
+                // the game result this row knows instead of losing it.
+                self.tx
+                    .prepare_cached(
+                        "UPDATE positions SET result = ?2, game_id = ?3, ply = ?4 WHERE fen = ?1 AND result IS NULL",
+                    )?
+                    .execute(params![row.fen, row.result.map(|r| r.as_str()), game_id, row.ply])?;
+            }
+        }
+        Ok(())
+    }
+
+    fn reject(&mut self, reject: Reject) -> Result<()> {
+        self.summary.rows_read += 1;
+        self.summary.rejected += 1;
+        self.in_batch += 1;
+        self.tx
+            .prepare_cached(
+                "INSERT INTO import_errors (source_id, line, text, reason) VALUES (?1, ?2, ?3, ?4) \
+                 ON CONFLICT DO NOTHING",
+            )?
+            .execute(params![
+                self.source_id,
+                reject.line,
+                reject.text,
+                reject.reason
+            ])?;
+        if self.summary.first_rejects.len() < SHOWN_REJECTS {
+            self.summary.first_rejects.push(reject);
+        }
+        Ok(())
+    }
+
+    fn flush_counters(&mut self) -> Result<()> {
+        let s = &self.summary;
+        self.tx.execute(
+            "UPDATE sources SET rows_read = ?2, rows_imported = ?3, rows_duplicate = ?4, rows_rejected = ?5 \
+             WHERE id = ?1",
+            params![self.source_id, s.rows_read, s.imported, s.duplicates, s.rejected],
+        )?;
+        Ok(())
+    }
+
+    /// Commits the rows so far with the counters that describe them, and starts a new
+    /// transaction.
+    fn commit_batch(&mut self) -> Result<()> {
+        self.flush_counters()?;
+        // Swap in a fresh transaction: commit the old one, begin the next on the same
+        // connection.
+        self.tx.execute_batch("COMMIT; BEGIN")?;
+        self.in_batch = 0;
+        if let Some(delay) = batch_delay() {
+            std::thread::sleep(delay);
+        }
+        Ok(())
+    }
+}
