@@ -1,12 +1,130 @@
-//! `chessgraph stats`.
+//! `chessgraph stats`: what is in a database.
 
+use std::io::Write;
 use std::path::Path;
+
+use anyhow::Context;
+use chessgraph::db;
 
 /// Arguments of `chessgraph stats`.
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
 
 /// Runs `chessgraph stats`.
-pub fn run(_db: &Path, _args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("stats: being written")
+pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
+    if !db_path.exists() {
+        anyhow::bail!(
+            "no database at {} (run `chessgraph import FILE` first)",
+            db_path.display()
+        );
+    }
+    let conn =
+        db::open(db_path).with_context(|| format!("cannot open database {}", db_path.display()))?;
+    let s = db::stats::gather(&conn).context("cannot read statistics")?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &s)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "database      {} (schema v{})",
+        db_path.display(),
+        s.schema_version
+    )?;
+    writeln!(
+        out,
+        "positions     {} ({} with eval, {} with mate, {} with game result)",
+        s.positions, s.with_eval, s.with_mate, s.with_result
+    )?;
+    writeln!(out, "games         {}", s.games)?;
+    writeln!(
+        out,
+        "analyzed      {} ({} not yet)",
+        s.analyzed,
+        s.positions - s.analyzed
+    )?;
+    writeln!(
+        out,
+        "edges         {}{}",
+        s.edges,
+        if s.analyzed > 0 {
+            format!(" ({:.1} per position)", s.edges as f64 / s.analyzed as f64)
+        } else {
+            String::new()
+        }
+    )?;
+    if let Some((lo, hi)) = s.eval_range {
+        let deciles: Vec<String> = s.eval_deciles.iter().map(|d| d.to_string()).collect();
+        writeln!(
+            out,
+            "eval_cp       min {lo}, deciles {}, max {hi}",
+            deciles.join(" ")
+        )?;
+    }
+    if !s.phase_histogram.is_empty() {
+        writeln!(out, "\nphase  positions")?;
+        let most = s
+            .phase_histogram
+            .iter()
+            .map(|p| p.1)
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        for (phase, n) in &s.phase_histogram {
+            let bar = "#".repeat(((n * 40) / most) as usize);
+            writeln!(out, "{phase:>5}  {n:>9}  {bar}")?;
+        }
+    }
+    if !s.features.is_empty() {
+        writeln!(
+            out,
+            "\n{:<20} {:>9} {:>9} {:>7} {:>7}",
+            "feature", "mean", "sd", "min", "max"
+        )?;
+        for f in &s.features {
+            writeln!(
+                out,
+                "{:<20} {:>9.3} {:>9.3} {:>7} {:>7}",
+                f.name, f.mean, f.sd, f.min, f.max
+            )?;
+        }
+    }
+    if !s.sources.is_empty() {
+        writeln!(
+            out,
+            "\n{:>3} {:<6} {:>9} {:>9} {:>9} {:>8}  path",
+            "id", "format", "read", "imported", "dups", "rejected"
+        )?;
+        for src in &s.sources {
+            writeln!(
+                out,
+                "{:>3} {:<6} {:>9} {:>9} {:>9} {:>8}  {}{}",
+                src.id,
+                src.format,
+                src.rows_read,
+                src.rows_imported,
+                src.rows_duplicate,
+                src.rows_rejected,
+                src.path,
+                if src.finished {
+                    ""
+                } else {
+                    "  (unfinished: re-run the import to complete it)"
+                }
+            )?;
+        }
+    }
+    if !s.reject_reasons.is_empty() {
+        writeln!(out, "\nreject reasons")?;
+        for (reason, n) in &s.reject_reasons {
+            writeln!(out, "{n:>9}  {reason}")?;
+        }
+    }
+    Ok(())
 }

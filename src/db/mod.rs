@@ -2,6 +2,7 @@
 //! reads and writes the rest of the pipeline needs.
 
 pub mod import;
+pub mod stats;
 
 use std::path::Path;
 
