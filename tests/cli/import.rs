@@ -1,0 +1,383 @@
+//! `chessgraph import`: formats, bad input, duplicates, and a killed import.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::cgtest;
+use crate::util::Dir;
+
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+const E4: &str = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1";
+const E4E5: &str = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e6 0 2";
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// Rejects as (line, reason) pairs, in line order.
+fn rejects(dir: &Dir) -> Vec<(i64, String)> {
+    let conn = dir.sql();
+    let mut stmt = conn
+        .prepare("SELECT line, reason FROM import_errors ORDER BY line")
+        .unwrap();
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+cgtest!(csv_fixture_accounts_for_every_row, |dir| {
+    let out = dir.ok(&["import", &fixture("positions-2000.csv")]);
+    assert!(out.contains("2000 rows read"), "{out}");
+    let (read, imported, dup, rejected) = {
+        let c = dir.sql();
+        c.query_row(
+            "SELECT rows_read, rows_imported, rows_duplicate, rows_rejected FROM sources",
+            [],
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, i64>(2)?,
+                    r.get::<_, i64>(3)?,
+                ))
+            },
+        )
+        .unwrap()
+    };
+    assert_eq!(read, 2000);
+    assert_eq!(imported + dup + rejected, read);
+    assert_eq!(rejected, 0);
+    assert_eq!(dir.int("SELECT count(*) FROM positions"), imported);
+    // The first data row: r1bqkbnr/... b KQkq - 0 5,+34
+    assert_eq!(
+        dir.int("SELECT eval_cp FROM positions WHERE line = 2"),
+        34,
+        "first row's evaluation"
+    );
+    assert!(dir.int("SELECT count(*) FROM positions WHERE mate IS NOT NULL") > 0);
+});
+
+cgtest!(same_file_twice_adds_nothing, |dir| {
+    let f = fixture("positions-2000.csv");
+    dir.ok(&["import", &f]);
+    let before = dir.int("SELECT count(*) FROM positions");
+    let out = dir.ok(&["import", &f]);
+    assert!(out.contains("already imported"), "{out}");
+    assert_eq!(dir.int("SELECT count(*) FROM positions"), before);
+    assert_eq!(dir.int("SELECT count(*) FROM sources"), 1);
+    // Forced: read again, everything a duplicate.
+    let out = dir.ok(&["import", "--force", &f]);
+    assert!(
+        out.contains(&format!("0 imported, 2000 duplicates")),
+        "{out}"
+    );
+    assert_eq!(dir.int("SELECT count(*) FROM positions"), before);
+});
+
+cgtest!(normalized_fen_makes_duplicates, |dir| {
+    // Same position with other counters and a useless en passant square.
+    let text = format!(
+        "FEN,Evaluation\n{E4},+30\nrnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 3 9,+31\n"
+    );
+    let f = dir.create("dups.csv", text);
+    let out = dir.ok(&["import", f.to_str().unwrap()]);
+    assert!(out.contains("1 imported, 1 duplicates"), "{out}");
+    let fen: String = dir
+        .sql()
+        .query_row("SELECT fen FROM positions", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(
+        fen,
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -"
+    );
+});
+
+cgtest!(bad_input_is_reported_by_line_and_good_rows_kept, |dir| {
+    let long = "x".repeat(100_000);
+    let lines = [
+        "\u{feff}FEN,Evaluation".to_owned(), // 1 header with BOM
+        format!("{START},+10"),              // 2 ok
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1,+5".into(), // 3 invalid FEN
+        "4k3/8/8/8/8/8/4R3/4K3 w - - 0 1,+500".into(), // 4 side not to move in check
+        "4k3/8/8/8/8/8/8/P3K3 w - - 0 1,+100".into(), // 5 pawn on first rank
+        "4k3/8/8/8/8/8/8/3KK3 w - - 0 1,0".into(), // 6 two white kings
+        format!("{E4},+abc"),                // 7 bad evaluation
+        format!("{E4},#"),                   // 8 bad mate
+        String::new(),                       // 9 empty line (skipped)
+        format!("{E4E5},-20\r"),             // 10 CRLF, ok
+        format!("{long},+1"),                // 11 very long line
+        format!("{E4},#-2"),                 // 12 ok, mate
+    ];
+    let f = dir.create("bad.csv", lines.join("\n") + "\n");
+    let out = dir.ok(&["import", f.to_str().unwrap()]);
+    assert!(
+        out.contains("10 rows read, 3 imported, 0 duplicates, 7 rejected"),
+        "{out}"
+    );
+    let got = rejects(&dir);
+    let lines_and_starts: Vec<(i64, &str)> = got
+        .iter()
+        .map(|(l, r)| (*l, r.split(':').next().unwrap()))
+        .collect();
+    assert_eq!(
+        lines_and_starts,
+        [
+            (3, "invalid FEN"),
+            (4, "illegal position"),
+            (5, "illegal position"),
+            (6, "illegal position"),
+            (
+                7,
+                "bad evaluation \"+abc\" (expected centipawns like +56, or a mate score like #-2)"
+            ),
+            (
+                8,
+                "bad evaluation \"#\" (expected centipawns like +56, or a mate score like #-2)"
+            ),
+            (11, "invalid FEN"),
+        ]
+    );
+    // The very long line's text is cut.
+    let text_len = dir.int("SELECT length(text) FROM import_errors WHERE line = 11");
+    assert!(text_len <= 201, "{text_len}");
+    assert_eq!(dir.int("SELECT mate FROM positions WHERE line = 12"), -2);
+    assert_eq!(
+        dir.int("SELECT eval_cp FROM positions WHERE line = 10"),
+        -20
+    );
+    // Printed with file and line.
+    assert!(out.contains("bad.csv:3: invalid FEN"), "{out}");
+});
+
+cgtest!(different_header_is_reported_and_rows_read, |dir| {
+    let f = dir.create("h.csv", format!("position;score\n{START},+10\n"));
+    let out = dir.ok(&["import", f.to_str().unwrap()]);
+    assert!(out.contains("1 imported"), "{out}");
+    assert_eq!(rejects(&dir)[0].0, 1);
+    assert!(rejects(&dir)[0].1.starts_with("unrecognized header"));
+    // Missing header: the first line is data.
+    let dir2 = Dir::new();
+    let f = dir2.create("n.csv", format!("{START},+10\n{E4},+20\n"));
+    let out = dir2.ok(&["import", f.to_str().unwrap()]);
+    assert!(out.contains("2 rows read, 2 imported"), "{out}");
+});
+
+cgtest!(truncated_gzip_keeps_rows_before_the_cut, |dir| {
+    let source = std::fs::read_to_string(fixture("positions-2000.csv")).unwrap();
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(source.as_bytes()).unwrap();
+    let gz = enc.finish().unwrap();
+    let cut = &gz[..gz.len() * 2 / 3];
+    let f = dir.create("cut.csv.gz", cut);
+    let out = dir.ok(&["import", f.to_str().unwrap()]);
+    let imported = dir.int("SELECT rows_imported FROM sources");
+    let dups = dir.int("SELECT rows_duplicate FROM sources");
+    assert!(imported + dups > 500 && imported + dups < 2000, "{out}");
+    let got = rejects(&dir);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(got[0].1.starts_with("input ends or breaks here"), "{got:?}");
+    // The break is after the last good row (a row cut in half may be rejected before it).
+    assert!(got[0].0 >= imported + dups + 1, "{got:?}");
+});
+
+cgtest!(zstd_and_stdin, |dir| {
+    let source = std::fs::read(fixture("positions-2000.csv")).unwrap();
+    let z = zstd::encode_all(source.as_slice(), 3).unwrap();
+    let f = dir.create("p.csv.zst", z);
+    dir.ok(&["import", f.to_str().unwrap()]);
+    let n = dir.int("SELECT count(*) FROM positions");
+    let other = Dir::new();
+    let out = other.run_stdin(&["import", "--format", "csv", "-"], &source);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(other.int("SELECT count(*) FROM positions"), n);
+    assert_eq!(other.int("SELECT compression = 'none' FROM sources"), 1);
+    assert_eq!(dir.int("SELECT compression = 'zstd' FROM sources"), 1);
+});
+
+cgtest!(pgn_rows_have_game_ply_and_result, |dir| {
+    let out = dir.ok(&["import", &fixture("three-games.pgn")]);
+    assert!(out.contains("3 games"), "{out}");
+    assert_eq!(dir.int("SELECT count(*) FROM games"), 3);
+    assert_eq!(dir.int("SELECT rows_read FROM sources"), 210);
+    assert_eq!(
+        dir.int("SELECT count(*) FROM positions WHERE game_id IS NULL OR ply IS NULL"),
+        0
+    );
+    // Results come from the tags: one game of each kind.
+    for r in ["1-0", "0-1", "1/2-1/2"] {
+        let n = dir.int(&format!(
+            "SELECT count(DISTINCT game_id) FROM positions WHERE result = '{r}'"
+        ));
+        assert_eq!(n, 1, "{r}");
+    }
+    // The first game starts from a set-up FEN: ply 1 is the position after 7. h3.
+    let fen: String = dir
+        .sql()
+        .query_row(
+            "SELECT fen FROM positions WHERE ply = 1 ORDER BY id LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(
+        fen,
+        "r1bq1rk1/pppnbppp/4pn2/3p2B1/2PP4/2N1PN1P/PP3PP1/R2QKB1R b KQ -"
+    );
+    assert_eq!(
+        dir.int("SELECT eval_cp FROM positions WHERE ply = 1 ORDER BY id LIMIT 1"),
+        32
+    );
+});
+
+cgtest!(pgn_after_csv_fills_in_results, |dir| {
+    let csv = format!("FEN,Evaluation\n{E4},+30\n");
+    let f = dir.create("a.csv", csv);
+    dir.ok(&["import", f.to_str().unwrap()]);
+    let pgn =
+        "[Event \"x\"]\n[Result \"1-0\"]\n\n1. e4 { [%eval 0.3] } 1... e5 { [%eval 0.2] } 1-0\n";
+    let g = dir.create("b.pgn", pgn);
+    let out = dir.ok(&["import", g.to_str().unwrap()]);
+    assert!(
+        out.contains("2 rows read, 1 imported, 1 duplicates"),
+        "{out}"
+    );
+    assert_eq!(
+        dir.int("SELECT count(*) FROM positions WHERE result = '1-0'"),
+        2
+    );
+    // The label stays the first one.
+    assert_eq!(
+        dir.int("SELECT eval_cp FROM positions WHERE line = 2 AND source_id = 1"),
+        30
+    );
+});
+
+cgtest!(epd_with_ce_dm_and_result, |dir| {
+    let epd = "4k3/8/8/8/8/8/4P3/4K3 b - - ce -150; c9 \"1-0\";\n\
+               4k3/8/8/8/8/8/4P3/4K3 w - - dm 12; id \"kpk\";\n\
+               4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 ce 20;\n\
+               garbage line\n";
+    let f = dir.create("p.epd", epd);
+    let out = dir.ok(&["import", f.to_str().unwrap()]);
+    assert!(
+        out.contains("4 rows read, 2 imported, 1 duplicates, 1 rejected"),
+        "{out}"
+    );
+    assert_eq!(dir.int("SELECT eval_cp FROM positions WHERE line = 1"), 150);
+    assert_eq!(
+        dir.int("SELECT result = '1-0' FROM positions WHERE line = 1"),
+        1
+    );
+    assert_eq!(dir.int("SELECT mate FROM positions WHERE line = 2"), 12);
+    assert_eq!(rejects(&dir)[0].0, 4);
+});
+
+cgtest!(nothing_readable_fails, |dir| {
+    let f = dir.create("junk.csv", "hello\nworld\n");
+    let out = dir.run(&["import", f.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("nothing could be read from"), "{err}");
+    let missing = dir.run(&["import", "does-not-exist.csv"]);
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("does-not-exist.csv"));
+    let unknown = dir.run(&["import", f.with_extension("txt").to_str().unwrap()]);
+    assert!(!unknown.status.success());
+});
+
+cgtest!(unwritable_database_fails, |dir| {
+    std::fs::create_dir(dir.path().join("adir")).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_chessgraph"))
+        .args([
+            "--db",
+            dir.path().join("adir").to_str().unwrap(),
+            "import",
+            &fixture("positions-2000.csv"),
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot open database"));
+});
+
+/// Positions, games, rejects and source counters: what "the same DB" means here.
+fn dump(dir: &Dir) -> Vec<String> {
+    let conn = dir.sql();
+    let mut out = Vec::new();
+    for sql in [
+        "SELECT id, fen, fen_input, eval_cp, mate, source_id, line, game_id, ply, result FROM positions ORDER BY id",
+        "SELECT source_id, line, text, reason FROM import_errors ORDER BY source_id, line",
+        "SELECT id, rows_read, rows_imported, rows_duplicate, rows_rejected, finished_at IS NOT NULL FROM sources ORDER BY id",
+    ] {
+        let mut stmt = conn.prepare(sql).unwrap();
+        let cols = stmt.column_count();
+        let rows = stmt
+            .query_map([], |r| {
+                let vals: Vec<String> = (0..cols)
+                    .map(|i| format!("{:?}", r.get_ref(i).unwrap()))
+                    .collect();
+                Ok(vals.join("|"))
+            })
+            .unwrap();
+        out.extend(rows.map(Result::unwrap));
+    }
+    out
+}
+
+cgtest!(killed_import_resumes_to_the_same_db, |dir| {
+    // The fixture plus bad rows and duplicates, so every counter is exercised.
+    let mut text = std::fs::read_to_string(fixture("positions-2000.csv")).unwrap();
+    text.push_str("not a fen,+1\n");
+    text.push_str(&format!("{START},+3\n{START},+4\n"));
+    let f = dir.create("big.csv", &text);
+    let f = f.to_str().unwrap();
+
+    let mut child = dir
+        .command(&["import", "--batch-size", "100", f])
+        .env("CHESSGRAPH_TEST_BATCH_DELAY_MS", "100")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until a few batches are committed, then SIGKILL.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let read: i64 = dir
+            .sql()
+            .query_row("SELECT coalesce(max(rows_read), 0) FROM sources", [], |r| {
+                r.get(0)
+            })
+            .unwrap_or(0);
+        if read >= 300 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "import made no progress"
+        );
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(
+        dir.int("SELECT count(*) FROM sources WHERE finished_at IS NULL"),
+        1
+    );
+    let part = dir.int("SELECT count(*) FROM positions");
+    assert!(part > 0 && part < 1500, "killed part-way: {part}");
+
+    let out = dir.ok(&["import", "--batch-size", "100", f]);
+    assert!(out.contains("resumed"), "{out}");
+
+    let reference = Dir::new();
+    reference.ok(&["import", f]);
+    assert_eq!(dump(&dir), dump(&reference));
+});
