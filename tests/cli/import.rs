@@ -72,10 +72,7 @@ cgtest!(same_file_twice_adds_nothing, |dir| {
     assert_eq!(dir.int("SELECT count(*) FROM sources"), 1);
     // Forced: read again, everything a duplicate.
     let out = dir.ok(&["import", "--force", &f]);
-    assert!(
-        out.contains(&format!("0 imported, 2000 duplicates")),
-        "{out}"
-    );
+    assert!(out.contains("0 imported, 2000 duplicates"), "{out}");
     assert_eq!(dir.int("SELECT count(*) FROM positions"), before);
 });
 
@@ -182,7 +179,7 @@ cgtest!(truncated_gzip_keeps_rows_before_the_cut, |dir| {
     assert_eq!(got.len(), 1, "{got:?}");
     assert!(got[0].1.starts_with("input ends or breaks here"), "{got:?}");
     // The break is after the last good row (a row cut in half may be rejected before it).
-    assert!(got[0].0 >= imported + dups + 1, "{got:?}");
+    assert!(got[0].0 > imported + dups, "{got:?}");
 });
 
 cgtest!(zstd_and_stdin, |dir| {
