@@ -1,12 +1,61 @@
-//! `chessgraph analyze`.
+//! `chessgraph analyze`: features and the attack/defense graph for stored positions.
 
+use std::io::IsTerminal;
 use std::path::Path;
+
+use anyhow::Context;
+use chessgraph::db::{self, analyze::AnalyzeOptions};
+use indicatif::{ProgressBar, ProgressStyle};
 
 /// Arguments of `chessgraph analyze`.
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Drop all features and edges and compute them again for every position.
+    #[arg(long)]
+    recompute: bool,
+    /// Positions per chunk (one transaction each).
+    #[arg(long, default_value_t = 20_000)]
+    chunk_size: usize,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
 
 /// Runs `chessgraph analyze`.
-pub fn run(_db: &Path, _args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("analyze: being written")
+pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
+    if !db_path.exists() {
+        anyhow::bail!("no database at {} (run `chessgraph import FILE` first)", db_path.display());
+    }
+    let mut conn = db::open(db_path).with_context(|| format!("cannot open database {}", db_path.display()))?;
+    let progress = if args.quiet || !std::io::stderr().is_terminal() {
+        ProgressBar::hidden()
+    } else {
+        let bar = ProgressBar::new(0);
+        bar.set_style(
+            ProgressStyle::with_template("analyze [{bar:30}] {pos}/{len} positions {per_sec} eta {eta}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        bar
+    };
+    let opts = AnalyzeOptions {
+        recompute: args.recompute,
+        chunk_size: args.chunk_size,
+    };
+    let summary = db::analyze::analyze(&mut conn, &opts, &progress)
+        .with_context(|| format!("analyze failed on {}", db_path.display()))?;
+    progress.finish_and_clear();
+    if summary.positions == 0 {
+        println!("nothing to analyze: every position has its features (use --recompute to redo them)");
+        return Ok(());
+    }
+    println!(
+        "analyzed {} positions, {} edges ({:.1} per position) in {:.2} s ({:.0} positions/s)",
+        summary.positions,
+        summary.edges,
+        summary.edges as f64 / summary.positions as f64,
+        summary.seconds,
+        summary.positions as f64 / summary.seconds.max(1e-9)
+    );
+    Ok(())
 }
