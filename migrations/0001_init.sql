@@ -85,6 +85,8 @@ CREATE TABLE features (
 );
 
 -- The attack/defense graph: one row per piece that attacks (enemy) or defends (own) another piece.
+-- Keyed by target square within a position, so "attackers and defenders of each piece" is a
+-- streaming GROUP BY (see the square_pressure view).
 CREATE TABLE edges (
     position_id INTEGER NOT NULL REFERENCES positions(id),
     from_sq     INTEGER NOT NULL,          -- 0..63, a1 = 0, h8 = 63
@@ -92,6 +94,14 @@ CREATE TABLE edges (
     attacker    TEXT NOT NULL,             -- FEN letter of the piece on from_sq (uppercase = white)
     target      TEXT NOT NULL,             -- FEN letter of the piece on to_sq
     kind        TEXT NOT NULL CHECK (kind IN ('attack', 'defend')),
-    PRIMARY KEY (position_id, from_sq, to_sq)
+    PRIMARY KEY (position_id, to_sq, from_sq)
 ) WITHOUT ROWID;
-CREATE INDEX edges_pieces ON edges(attacker, target, kind);
+-- "Positions where a queen is attacked by a pawn": attacks are a sixth of all edges, so the
+-- index covers only them (analyze rebuilds it after bulk loads).
+CREATE INDEX edges_attacks ON edges(attacker, target) WHERE kind = 'attack';
+
+-- Per occupied square that is attacked or defended: how many attackers and defenders.
+CREATE VIEW square_pressure AS
+SELECT position_id, to_sq AS sq, target AS piece,
+       sum(kind = 'attack') AS attackers, sum(kind = 'defend') AS defenders
+FROM edges GROUP BY position_id, to_sq;

@@ -24,17 +24,23 @@ pub struct Args {
 /// Runs `chessgraph analyze`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     if !db_path.exists() {
-        anyhow::bail!("no database at {} (run `chessgraph import FILE` first)", db_path.display());
+        anyhow::bail!(
+            "no database at {} (run `chessgraph import FILE` first)",
+            db_path.display()
+        );
     }
-    let mut conn = db::open(db_path).with_context(|| format!("cannot open database {}", db_path.display()))?;
+    let mut conn =
+        db::open(db_path).with_context(|| format!("cannot open database {}", db_path.display()))?;
     let progress = if args.quiet || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()
     } else {
         let bar = ProgressBar::new(0);
         bar.set_style(
-            ProgressStyle::with_template("analyze [{bar:30}] {pos}/{len} positions {per_sec} eta {eta}")
-                .expect("valid template")
-                .progress_chars("=> "),
+            ProgressStyle::with_template(
+                "analyze [{bar:30}] {pos}/{len} positions {per_sec} eta {eta}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
         );
         bar
     };
@@ -46,7 +52,9 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         .with_context(|| format!("analyze failed on {}", db_path.display()))?;
     progress.finish_and_clear();
     if summary.positions == 0 {
-        println!("nothing to analyze: every position has its features (use --recompute to redo them)");
+        println!(
+            "nothing to analyze: every position has its features (use --recompute to redo them)"
+        );
         return Ok(());
     }
     println!(

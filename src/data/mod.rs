@@ -357,13 +357,12 @@ pub fn parse_position(fen: &str) -> std::result::Result<Chess, FenError> {
     let fen = fen.trim();
     let parsed =
         Fen::from_ascii(fen.as_bytes()).map_err(|e| FenError(format!("invalid FEN: {e}")))?;
+    // Castling rights that the board cannot have (a moved rook) are a common slip in
+    // hand-written FENs: drop them, as python-chess does, instead of losing the row.
     parsed
         .into_position::<Chess>(CastlingMode::Standard)
-        .map_err(|e| FenError(format!("illegal position: {}", describe_position_error(&e))))
-}
-
-fn describe_position_error(e: &shakmaty::PositionError<Chess>) -> String {
-    e.to_string()
+        .or_else(shakmaty::PositionError::ignore_invalid_castling_rights)
+        .map_err(|e| FenError(format!("illegal position: {e}")))
 }
 
 /// The normalized key of a position: board, side, castling, and the en passant square
@@ -437,6 +436,12 @@ mod tests {
         // Pawn on the first rank.
         assert!(parse_position("4k3/8/8/8/8/8/8/P3K3 w - - 0 1").is_err());
         assert!(parse_position("not a fen").is_err());
+    }
+
+    #[test]
+    fn impossible_castling_rights_are_dropped() {
+        let pos = parse_position("4k3/8/8/8/8/8/8/4K3 w KQkq - 0 1").unwrap();
+        assert_eq!(normalized_fen(&pos), "4k3/8/8/8/8/8/8/4K3 w - -");
     }
 
     #[test]

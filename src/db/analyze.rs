@@ -63,7 +63,11 @@ pub fn pending(conn: &Connection) -> Result<u64> {
 }
 
 /// Analyzes every position without features (all of them with `recompute`).
-pub fn analyze(conn: &mut Connection, opts: &AnalyzeOptions, progress: &ProgressBar) -> Result<AnalyzeSummary> {
+pub fn analyze(
+    conn: &mut Connection,
+    opts: &AnalyzeOptions,
+    progress: &ProgressBar,
+) -> Result<AnalyzeSummary> {
     let started = Instant::now();
     if opts.recompute {
         conn.execute_batch("BEGIN; DELETE FROM edges; DELETE FROM features; COMMIT;")?;
@@ -77,7 +81,7 @@ pub fn analyze(conn: &mut Connection, opts: &AnalyzeOptions, progress: &Progress
     // Bulk loads are faster with the secondary index built once at the end.
     let bulk = todo > 50_000;
     if bulk {
-        conn.execute_batch("DROP INDEX IF EXISTS edges_pieces")?;
+        conn.execute_batch("DROP INDEX IF EXISTS edges_attacks")?;
     }
     let chunk_size = opts.chunk_size.max(1);
     let mut after_id = 0i64;
@@ -94,7 +98,9 @@ pub fn analyze(conn: &mut Connection, opts: &AnalyzeOptions, progress: &Progress
         let previous = ready.take();
         let (written, computed) = rayon::join(
             || match previous {
-                Some(rows) => write_chunk(conn, &rows).map(|edges| Some((rows.len() as u64, edges))),
+                Some(rows) => {
+                    write_chunk(conn, &rows).map(|edges| Some((rows.len() as u64, edges)))
+                }
                 None => Ok(None),
             },
             || compute_chunk(&chunk),
@@ -117,7 +123,8 @@ pub fn analyze(conn: &mut Connection, opts: &AnalyzeOptions, progress: &Progress
 }
 
 /// The secondary edge index, as in the migration (rebuilt after bulk loads).
-const INDEX_SQL: &str = "CREATE INDEX IF NOT EXISTS edges_pieces ON edges(attacker, target, kind)";
+const INDEX_SQL: &str =
+    "CREATE INDEX IF NOT EXISTS edges_attacks ON edges(attacker, target) WHERE kind = 'attack'";
 
 fn read_chunk(conn: &Connection, after_id: i64, limit: usize) -> Result<Vec<(i64, String)>> {
     let mut stmt = conn.prepare_cached(
@@ -125,7 +132,9 @@ fn read_chunk(conn: &Connection, after_id: i64, limit: usize) -> Result<Vec<(i64
          WHERE p.id > ?1 AND NOT EXISTS (SELECT 1 FROM features f WHERE f.position_id = p.id) \
          ORDER BY p.id LIMIT ?2",
     )?;
-    let rows = stmt.query_map(params![after_id, limit as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let rows = stmt.query_map(params![after_id, limit as i64], |r| {
+        Ok((r.get(0)?, r.get(1)?))
+    })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
@@ -134,10 +143,13 @@ fn compute_chunk(chunk: &[(i64, String)]) -> Result<Vec<Analyzed>> {
         .par_iter()
         .map(|(id, fen)| {
             // Stored FENs were validated on import; a failure means the DB was edited.
-            let pos = crate::data::parse_position(fen)
-                .map_err(|e| Error::Invalid(format!("position {id} ({fen}) in the database: {e}")))?;
+            let pos = crate::data::parse_position(fen).map_err(|e| {
+                Error::Invalid(format!("position {id} ({fen}) in the database: {e}"))
+            })?;
             let mut edges = Vec::with_capacity(32);
             let features = graph::analyze(&pos, &mut edges);
+            // Insert in primary-key order (target square first): appends, no page splits.
+            edges.sort_unstable_by_key(|e| (e.to_sq, e.from_sq));
             Ok(Analyzed {
                 id: *id,
                 features,
@@ -216,7 +228,9 @@ fn write_chunk(conn: &mut Connection, rows: &[Analyzed]) -> Result<u64> {
 }
 
 fn edge_insert_sql(rows: usize) -> String {
-    let mut sql = String::from("INSERT OR REPLACE INTO edges (position_id, from_sq, to_sq, attacker, target, kind) VALUES ");
+    let mut sql = String::from(
+        "INSERT INTO edges (position_id, from_sq, to_sq, attacker, target, kind) VALUES ",
+    );
     for i in 0..rows {
         if i > 0 {
             sql.push(',');
@@ -244,7 +258,11 @@ pub fn piece_letter(piece: shakmaty::Piece) -> &'static str {
     const WHITE: [&str; 6] = ["P", "N", "B", "R", "Q", "K"];
     const BLACK: [&str; 6] = ["p", "n", "b", "r", "q", "k"];
     let i = piece.role as usize - 1;
-    if piece.color.is_white() { WHITE[i] } else { BLACK[i] }
+    if piece.color.is_white() {
+        WHITE[i]
+    } else {
+        BLACK[i]
+    }
 }
 
 #[cfg(test)]
@@ -254,9 +272,27 @@ mod tests {
 
     #[test]
     fn letters() {
-        assert_eq!(piece_letter(Piece { color: Color::White, role: Role::Pawn }), "P");
-        assert_eq!(piece_letter(Piece { color: Color::Black, role: Role::King }), "k");
-        assert_eq!(piece_letter(Piece { color: Color::Black, role: Role::Knight }), "n");
+        assert_eq!(
+            piece_letter(Piece {
+                color: Color::White,
+                role: Role::Pawn
+            }),
+            "P"
+        );
+        assert_eq!(
+            piece_letter(Piece {
+                color: Color::Black,
+                role: Role::King
+            }),
+            "k"
+        );
+        assert_eq!(
+            piece_letter(Piece {
+                color: Color::Black,
+                role: Role::Knight
+            }),
+            "n"
+        );
     }
 
     #[test]
@@ -269,11 +305,16 @@ mod tests {
                ('4k3/8/8/8/8/8/4P3/4K3 w - -', 'y', 100, 1, 2);",
         )
         .unwrap();
-        let opts = AnalyzeOptions { recompute: false, chunk_size: 1 };
+        let opts = AnalyzeOptions {
+            recompute: false,
+            chunk_size: 1,
+        };
         let s = analyze(&mut conn, &opts, &ProgressBar::hidden()).unwrap();
         assert_eq!(s.positions, 2);
         assert_eq!(pending(&conn).unwrap(), 0);
-        let total: i64 = conn.query_row("SELECT count(*) FROM edges", [], |r| r.get(0)).unwrap();
+        let total: i64 = conn
+            .query_row("SELECT count(*) FROM edges", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(total as u64, s.edges);
         // K+P v K: only the white king defending its pawn.
         let (n, kind): (i64, String) = conn
@@ -288,7 +329,15 @@ mod tests {
         let again = analyze(&mut conn, &opts, &ProgressBar::hidden()).unwrap();
         assert_eq!(again.positions, 0);
         // Recompute redoes all.
-        let all = analyze(&mut conn, &AnalyzeOptions { recompute: true, chunk_size: 7 }, &ProgressBar::hidden()).unwrap();
+        let all = analyze(
+            &mut conn,
+            &AnalyzeOptions {
+                recompute: true,
+                chunk_size: 7,
+            },
+            &ProgressBar::hidden(),
+        )
+        .unwrap();
         assert_eq!((all.positions, all.edges), (s.positions, s.edges));
     }
 }

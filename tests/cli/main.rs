@@ -1,5 +1,6 @@
 //! The one integration-test binary: runs the real `chessgraph` executable on temporary
 //! databases. One module per subcommand; `util` has the `cgtest!` harness.
 
+mod analyze;
 mod import;
 mod util;
