@@ -82,6 +82,9 @@ impl ImportSummary {
     }
 }
 
+/// Items per message from the reading thread to the writing one.
+const PIPE_BATCH: usize = 4096;
+
 /// How many rejects a summary keeps for display.
 const SHOWN_REJECTS: usize = 10;
 
@@ -192,8 +195,32 @@ pub fn import_file(
         summary,
     };
     let read_opts = ReadOptions { pov: opts.pov };
-    data::read(format, input.reader, read_opts, &mut |item| {
-        writer.item(item)
+    // Parsing and validation run on a second thread, writing on this one: the two halves
+    // cost about the same, so the pipeline nearly halves the wall time on two cores.
+    std::thread::scope(|scope| -> Result<()> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Item>>(8);
+        let reader = scope.spawn(move || {
+            let mut batch = Vec::with_capacity(PIPE_BATCH);
+            data::read(format, input.reader, read_opts, &mut |item| {
+                batch.push(item);
+                if batch.len() == PIPE_BATCH {
+                    let full = std::mem::replace(&mut batch, Vec::with_capacity(PIPE_BATCH));
+                    tx.send(full)
+                        .map_err(|_| Error::Invalid("import writer stopped".into()))?;
+                }
+                Ok(())
+            })?;
+            if !batch.is_empty() {
+                tx.send(batch)
+                    .map_err(|_| Error::Invalid("import writer stopped".into()))?;
+            }
+            Ok(())
+        });
+        let written = rx.iter().flatten().try_for_each(|item| writer.item(item));
+        // On a write error the receiver is dropped here, which stops the reader.
+        drop(rx);
+        let read = reader.join().expect("import reader thread panicked");
+        written.and(read)
     })?;
     writer.flush_counters()?;
     writer.tx.execute(
