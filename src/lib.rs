@@ -7,5 +7,6 @@ pub mod data;
 pub mod db;
 pub mod error;
 pub mod graph;
+pub mod search;
 
 pub use error::{Error, Result};
