@@ -1,4 +1,5 @@
 //! The one integration-test binary: runs the real `chessgraph` executable on temporary
 //! databases. One module per subcommand; `util` has the `cgtest!` harness.
 
+mod solve;
 mod util;
