@@ -7,9 +7,11 @@
 //!   If the line ends in checkmate the puzzle is a mate in N = (plies + 1) / 2, and any key
 //!   that mates in at most N counts (reported as another key if it is not the game's move).
 //!
-//! Puzzles that are not mate problems (`bm`/`am` without `dm`, PGN lines not ending in
-//! mate) need the engine's normal search, which this module does not have yet: they are
-//! read and reported as skipped. Unreadable puzzles are collected with their line number.
+//! A `dm` puzzle is solved by any key that mates in at most N (its `am` moves are not
+//! consulted: a key that mates is a solution). Puzzles that are not mate problems
+//! (`bm`/`am` without `dm`, PGN lines not ending in mate) need the engine's normal search,
+//! which this module does not have yet: they are read and reported as skipped.
+//! Unreadable puzzles are collected with their line number.
 
 use std::fmt;
 use std::io::BufRead;
@@ -573,11 +575,26 @@ fn san_list(pos: &Chess, moves: &[Move]) -> String {
         .join(" ")
 }
 
+/// Solved/total and times of the puzzles of one N.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupStats {
+    /// Mate in N.
+    pub n: u32,
+    /// Solved puzzles.
+    pub solved: usize,
+    /// Attempted puzzles.
+    pub total: usize,
+    /// Median search time.
+    pub median: Duration,
+    /// Longest search time.
+    pub max: Duration,
+}
+
 /// Totals of a run: solved/total, and median and max time by N.
 #[derive(Clone, Debug)]
 pub struct Summary {
-    /// Per N (ascending): (N, solved, attempted, median time, max time).
-    pub by_n: Vec<(u32, usize, usize, Duration, Duration)>,
+    /// Per N, ascending.
+    pub by_n: Vec<GroupStats>,
     /// Solved puzzles.
     pub solved: usize,
     /// Mate puzzles attempted.
@@ -625,8 +642,14 @@ impl Summary {
                     .copied()
                     .filter(|r| r.n == Some(n))
                     .collect();
-                let (solved, total, med, max) = stats(&group);
-                (n, solved, total, med, max)
+                let (solved, total, median, max) = stats(&group);
+                GroupStats {
+                    n,
+                    solved,
+                    total,
+                    median,
+                    max,
+                }
             })
             .collect();
         let (solved, total, med, max) = stats(&attempted);
@@ -673,13 +696,14 @@ impl fmt::Display for Summary {
         )?;
         writeln!(f, "    N  solved/total  median_ms     max_ms")?;
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-        for &(n, solved, total, med, max) in &self.by_n {
+        for g in &self.by_n {
             writeln!(
                 f,
-                "{n:>5}  {:>12}  {:>9.2}  {:>9.2}",
-                format!("{solved}/{total}"),
-                ms(med),
-                ms(max)
+                "{:>5}  {:>12}  {:>9.2}  {:>9.2}",
+                g.n,
+                format!("{}/{}", g.solved, g.total),
+                ms(g.median),
+                ms(g.max)
             )?;
         }
         write!(
@@ -880,7 +904,7 @@ mod tests {
             summary
                 .by_n
                 .iter()
-                .map(|g| (g.0, g.1, g.2))
+                .map(|g| (g.n, g.solved, g.total))
                 .collect::<Vec<_>>(),
             [(1, 0, 1), (2, 2, 2)]
         );
@@ -908,8 +932,14 @@ mod tests {
         ];
         let s = Summary::new(&reports, 0);
         let ms = Duration::from_millis;
-        assert_eq!(s.by_n[0], (2, 2, 3, ms(4), ms(9)));
-        assert_eq!(s.by_n[1], (3, 2, 2, ms(15), ms(20)));
+        let group = |n, solved, total, median, max| GroupStats {
+            n,
+            solved,
+            total,
+            median: ms(median),
+            max: ms(max),
+        };
+        assert_eq!(s.by_n, [group(2, 2, 3, 4, 9), group(3, 2, 2, 15, 20)]);
         assert_eq!((s.solved, s.attempted, s.timeouts), (4, 5, 1));
         assert_eq!((s.median, s.max), (ms(9), ms(20)));
         let text = s.to_string();
