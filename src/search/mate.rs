@@ -10,7 +10,7 @@
 //! - iterative deepening on the number of moves k = 1..N at the root, so the shortest
 //!   mate is found (and root moves are reordered by how hard they were to refute);
 //! - at the last attacker move only checking moves can mate, and they are recognized
-//!   without playing them ([`CheckInfo`]);
+//!   without playing them;
 //! - at attacker nodes with k ≥ 2 a cheap mate-in-1 test runs first;
 //! - a transposition table keyed by shakmaty's Zobrist hash storing proven bounds
 //!   ("mates in ≤ k", "no mate in ≤ k" — both facts about the position, valid in any
