@@ -3,9 +3,11 @@
 //! The library follows the pipeline: [`data`] reads input formats, [`db`] stores
 //! positions in SQLite, [`graph`] computes the attack/defense graph and features.
 
+pub mod bench;
 pub mod data;
 pub mod db;
 pub mod error;
 pub mod graph;
+pub mod search;
 
 pub use error::{Error, Result};

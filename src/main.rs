@@ -28,6 +28,8 @@ enum Command {
     Analyze(cli::analyze::Args),
     /// Show what is in the database: counts, distributions, sources and rejects.
     Stats(cli::stats::Args),
+    /// Solve puzzles (EPD `dm N`/`bm`/`am`, PGN with a FEN tag) and report solved/total and times.
+    Solve(cli::solve::Args),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +38,7 @@ fn main() -> ExitCode {
         Command::Import(args) => cli::import::run(&cli.db, args),
         Command::Analyze(args) => cli::analyze::run(&cli.db, args),
         Command::Stats(args) => cli::stats::run(&cli.db, args),
+        Command::Solve(args) => cli::solve::run(&cli.db, args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,4 +2,5 @@
 
 pub mod analyze;
 pub mod import;
+pub mod solve;
 pub mod stats;

@@ -1,6 +1,8 @@
 //! The one integration-test binary: runs the real `chessgraph` executable on temporary
 //! databases. One module per subcommand; `util` has the `cgtest!` harness.
 
+mod util;
+
 mod analyze;
 mod import;
-mod util;
+mod solve;

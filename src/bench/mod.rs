@@ -1,0 +1,3 @@
+//! Benchmarks: puzzle solving (`chessgraph solve`).
+
+pub mod puzzles;

@@ -1,0 +1,955 @@
+//! Chess puzzles: reading them (EPD and PGN), solving them, and the report.
+//!
+//! - EPD: `<board> <side> <castling> <ep> dm N; bm <SAN>…; am <SAN>…; id "<name>";`.
+//!   `dm N` (side to move mates in N) makes a mate problem, solved by the full-width
+//!   [`mate_search`](crate::search::mate); `bm`/`am` give the expected (or refuted) moves.
+//! - PGN: a game with the start position in a `FEN` tag; its main line is the solution.
+//!   If the line ends in checkmate the puzzle is a mate in N = (plies + 1) / 2, and any key
+//!   that mates in at most N counts (reported as another key if it is not the game's move).
+//!
+//! A `dm` puzzle is solved by any key that mates in at most N (its `am` moves are not
+//! consulted: a key that mates is a solution). Puzzles that are not mate problems
+//! (`bm`/`am` without `dm`, PGN lines not ending in mate) need the engine's normal search,
+//! which this module does not have yet: they are read and reported as skipped.
+//! Unreadable puzzles are collected with their line number.
+
+use std::fmt;
+use std::io::BufRead;
+use std::ops::ControlFlow;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use pgn_reader::{RawTag, Reader, SanPlus, Skip, Visitor};
+use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Move, Position, PositionError};
+
+use crate::data::epd;
+use crate::search::mate::{self, MateLimits, MateSearcher};
+use crate::{Error, Result};
+
+/// One puzzle.
+#[derive(Clone, Debug)]
+pub struct Puzzle {
+    /// Name: the EPD `id`, or White-Black and year for a PGN game.
+    pub id: String,
+    /// Line of the input where the puzzle starts (1-based).
+    pub line: u64,
+    /// The position to solve.
+    pub position: Chess,
+    /// Side to move mates in at most this many moves (EPD `dm`, or a PGN line ending in mate).
+    pub mate_in: Option<u32>,
+    /// Expected key moves (EPD `bm`, or the first move of a PGN solution).
+    pub best_moves: Vec<Move>,
+    /// Moves that must not be played (EPD `am`).
+    pub avoid_moves: Vec<Move>,
+    /// The PGN solution line (empty for EPD).
+    pub solution: Vec<Move>,
+}
+
+/// A puzzle that could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadPuzzle {
+    /// Line of the input (for PGN, the line where the game starts).
+    pub line: u64,
+    /// What was wrong.
+    pub reason: String,
+}
+
+impl fmt::Display for BadPuzzle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.reason)
+    }
+}
+
+/// Everything read from a puzzle file.
+#[derive(Clone, Debug, Default)]
+pub struct PuzzleSet {
+    /// Puzzles in input order.
+    pub puzzles: Vec<Puzzle>,
+    /// Unreadable puzzles, skipped.
+    pub bad: Vec<BadPuzzle>,
+}
+
+/// Puzzle file formats.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PuzzleFormat {
+    /// One puzzle per line with EPD operations.
+    Epd,
+    /// Games with a FEN tag; the moves are the solution.
+    Pgn,
+}
+
+impl PuzzleFormat {
+    /// The format named by the file extension (`.epd`, `.pgn`, also before `.gz`/`.zst`).
+    pub fn from_path(path: &Path) -> Option<PuzzleFormat> {
+        let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+        let name = name
+            .strip_suffix(".gz")
+            .or_else(|| name.strip_suffix(".zst"))
+            .unwrap_or(&name);
+        if name.ends_with(".epd") {
+            Some(PuzzleFormat::Epd)
+        } else if name.ends_with(".pgn") {
+            Some(PuzzleFormat::Pgn)
+        } else {
+            None
+        }
+    }
+
+    /// Guesses from the first non-blank text: PGN starts with a `[Tag "..."]` line.
+    pub fn sniff(head: &[u8]) -> PuzzleFormat {
+        let first = head
+            .split(|&b| b == b'\n')
+            .map(|l| l.trim_ascii())
+            .find(|l| !l.is_empty());
+        match first {
+            Some(l) if l.starts_with(b"[") => PuzzleFormat::Pgn,
+            _ => PuzzleFormat::Epd,
+        }
+    }
+}
+
+/// Reads a puzzle file (plain, gzip or zstd; `-` for standard input). The format comes
+/// from the extension, or from the content when the extension says nothing.
+/// Fails only when the file cannot be opened or read.
+pub fn load(path: &Path) -> Result<PuzzleSet> {
+    let mut input = crate::data::open_input(path)?.reader;
+    let format = match PuzzleFormat::from_path(path) {
+        Some(f) => f,
+        None => PuzzleFormat::sniff(input.fill_buf().map_err(|e| Error::io(path, e))?),
+    };
+    read(input, format).map_err(|e| Error::io(path, e))
+}
+
+/// Reads puzzles of `format` from `input`. Fails only on an I/O error.
+pub fn read(input: impl BufRead, format: PuzzleFormat) -> std::io::Result<PuzzleSet> {
+    match format {
+        PuzzleFormat::Epd => read_epd(input),
+        PuzzleFormat::Pgn => read_pgn(input),
+    }
+}
+
+/// Reads EPD puzzles, one per line; blank lines and `#` comments are skipped.
+pub fn read_epd(mut input: impl BufRead) -> std::io::Result<PuzzleSet> {
+    let mut set = PuzzleSet::default();
+    let mut buf = Vec::new();
+    let mut line = 0u64;
+    loop {
+        buf.clear();
+        if input.read_until(b'\n', &mut buf)? == 0 {
+            return Ok(set);
+        }
+        line += 1;
+        let bytes = if line == 1 {
+            buf.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&buf)
+        } else {
+            &buf
+        };
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            set.bad.push(BadPuzzle {
+                line,
+                reason: "not valid UTF-8".to_owned(),
+            });
+            continue;
+        };
+        let text = text.trim();
+        if text.is_empty() || text.starts_with('#') {
+            continue;
+        }
+        match parse_epd_puzzle(text, line) {
+            Ok(p) => set.puzzles.push(p),
+            Err(reason) => set.bad.push(BadPuzzle { line, reason }),
+        }
+    }
+}
+
+/// Parses one EPD puzzle line.
+pub fn parse_epd_puzzle(text: &str, line: u64) -> std::result::Result<Puzzle, String> {
+    let epd = epd::parse_line(text)?;
+    let position = parse_puzzle_fen(&epd.fen)?;
+    let mate_in = match epd.get("dm") {
+        None => None,
+        Some([n]) => match n.parse::<u32>() {
+            Ok(n) if (1..=mate::MAX_MATE_MOVES).contains(&n) => Some(n),
+            _ => {
+                return Err(format!(
+                    "bad dm {n:?} (expected a number of moves from 1 to {})",
+                    mate::MAX_MATE_MOVES
+                ));
+            }
+        },
+        Some(other) => return Err(format!("bad dm operation {other:?} (expected one number)")),
+    };
+    let moves = |opcode: &str| -> std::result::Result<Vec<Move>, String> {
+        epd.get(opcode)
+            .unwrap_or_default()
+            .iter()
+            .map(|s| parse_move(&position, s).map_err(|e| format!("{opcode} {s:?}: {e}")))
+            .collect()
+    };
+    let best_moves = moves("bm")?;
+    let avoid_moves = moves("am")?;
+    if mate_in.is_none() && best_moves.is_empty() && avoid_moves.is_empty() {
+        return Err("no dm, bm or am operation: nothing to solve".to_owned());
+    }
+    let id = match epd.get("id") {
+        Some([id]) => id.clone(),
+        _ => format!("line {line}"),
+    };
+    Ok(Puzzle {
+        id,
+        line,
+        position,
+        mate_in,
+        best_moves,
+        avoid_moves,
+        solution: Vec::new(),
+    })
+}
+
+/// Parses a FEN/EPD position. Castling rights that the position cannot have (no rook or
+/// king on its square) are dropped, as a solver would; anything else illegal is refused.
+fn parse_puzzle_fen(fen: &str) -> std::result::Result<Chess, String> {
+    let parsed =
+        Fen::from_ascii(fen.as_bytes()).map_err(|e| format!("invalid FEN {fen:?}: {e}"))?;
+    parsed
+        .into_position(CastlingMode::Standard)
+        .or_else(PositionError::ignore_invalid_castling_rights)
+        .map_err(|e| format!("illegal position {fen:?}: {e}"))
+}
+
+/// A move in SAN (`Nf3`, `exd8=Q+`) or UCI (`g1f3`) notation, legal in `pos`.
+fn parse_move(pos: &Chess, text: &str) -> std::result::Result<Move, String> {
+    let san = SanPlus::from_ascii(text.as_bytes()).map(|s| s.san.to_move(pos));
+    if let Ok(Ok(m)) = san {
+        return Ok(m);
+    }
+    if let Ok(Ok(m)) = UciMove::from_ascii(text.as_bytes()).map(|u| u.to_move(pos)) {
+        return Ok(m);
+    }
+    match san {
+        Ok(Err(e)) => Err(e.to_string()),
+        _ => Err("not a move in SAN or UCI notation".to_owned()),
+    }
+}
+
+/// Reads PGN puzzles: each game's `FEN` tag is the position, its main line the solution.
+pub fn read_pgn(mut input: impl BufRead) -> std::io::Result<PuzzleSet> {
+    let mut set = PuzzleSet::default();
+    // Games are cut apart by lines (a tag line after movetext starts the next game), so
+    // that each knows the line it starts on.
+    let mut game: Vec<u8> = Vec::new();
+    let mut game_line = 0u64;
+    let mut in_movetext = false;
+    let mut buf = Vec::new();
+    let mut line = 0u64;
+    loop {
+        buf.clear();
+        if input.read_until(b'\n', &mut buf)? == 0 {
+            parse_pgn_game(&game, game_line, &mut set);
+            return Ok(set);
+        }
+        line += 1;
+        let bytes = if line == 1 {
+            buf.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&buf)
+        } else {
+            &buf
+        };
+        let trimmed = bytes.trim_ascii();
+        let is_tag = trimmed.first() == Some(&b'[')
+            && trimmed.get(1).is_some_and(|b| b.is_ascii_alphabetic());
+        if is_tag && in_movetext {
+            parse_pgn_game(&game, game_line, &mut set);
+            game.clear();
+            in_movetext = false;
+        }
+        if game.is_empty() {
+            if trimmed.is_empty() {
+                continue;
+            }
+            game_line = line;
+        }
+        if !is_tag && !trimmed.is_empty() {
+            in_movetext = true;
+        }
+        game.extend_from_slice(bytes);
+    }
+}
+
+fn parse_pgn_game(text: &[u8], line: u64, set: &mut PuzzleSet) {
+    if text.trim_ascii().is_empty() {
+        return;
+    }
+    let mut visitor = PuzzleVisitor { line };
+    let result = match Reader::new(text).read_game(&mut visitor) {
+        Ok(Some(r)) => r,
+        Ok(None) => return,
+        Err(e) => Err(format!("unreadable game: {e}")),
+    };
+    match result {
+        Ok(p) => set.puzzles.push(p),
+        Err(reason) => set.bad.push(BadPuzzle { line, reason }),
+    }
+}
+
+struct PuzzleVisitor {
+    line: u64,
+}
+
+/// A tag value that says something (not empty, not `?`).
+fn known(tag: &Option<String>) -> Option<&str> {
+    tag.as_deref().filter(|s| !s.is_empty() && *s != "?")
+}
+
+#[derive(Default)]
+struct PgnTags {
+    fen: Option<String>,
+    white: Option<String>,
+    black: Option<String>,
+    date: Option<String>,
+}
+
+struct PgnMoves {
+    id: String,
+    start: Chess,
+    pos: Chess,
+    moves: Vec<Move>,
+}
+
+impl Visitor for PuzzleVisitor {
+    type Tags = PgnTags;
+    type Movetext = PgnMoves;
+    type Output = std::result::Result<Puzzle, String>;
+
+    fn begin_tags(&mut self) -> ControlFlow<Self::Output, PgnTags> {
+        ControlFlow::Continue(PgnTags::default())
+    }
+
+    fn tag(
+        &mut self,
+        tags: &mut PgnTags,
+        name: &[u8],
+        value: RawTag<'_>,
+    ) -> ControlFlow<Self::Output> {
+        let value = Some(value.decode_utf8_lossy().into_owned());
+        match name {
+            b"FEN" => tags.fen = value,
+            b"White" => tags.white = value,
+            b"Black" => tags.black = value,
+            b"Date" => tags.date = value,
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn begin_movetext(&mut self, tags: PgnTags) -> ControlFlow<Self::Output, PgnMoves> {
+        let Some(fen) = tags.fen else {
+            return ControlFlow::Break(Err(
+                "no FEN tag (a puzzle game starts from its FEN)".to_owned()
+            ));
+        };
+        let start = match parse_puzzle_fen(&fen) {
+            Ok(p) => p,
+            Err(e) => return ControlFlow::Break(Err(format!("FEN tag: {e}"))),
+        };
+        let mut id = match (known(&tags.white), known(&tags.black)) {
+            (Some(w), Some(b)) => format!("{w}-{b}"),
+            (Some(w), None) => w.to_owned(),
+            (None, Some(b)) => b.to_owned(),
+            (None, None) => format!("line {}", self.line),
+        };
+        if let Some(year) = known(&tags.date)
+            .and_then(|d| d.get(..4))
+            .filter(|y| y.bytes().all(|b| b.is_ascii_digit()))
+        {
+            id = format!("{id} {year}");
+        }
+        ControlFlow::Continue(PgnMoves {
+            id,
+            pos: start.clone(),
+            start,
+            moves: Vec::new(),
+        })
+    }
+
+    fn san(&mut self, game: &mut PgnMoves, san_plus: SanPlus) -> ControlFlow<Self::Output> {
+        match san_plus.san.to_move(&game.pos) {
+            Ok(m) => {
+                game.pos.play_unchecked(m);
+                game.moves.push(m);
+                ControlFlow::Continue(())
+            }
+            Err(e) => {
+                let ply = game.moves.len() as u32;
+                let number = ply / 2 + 1;
+                let dots = if ply.is_multiple_of(2) { "." } else { "..." };
+                ControlFlow::Break(Err(format!("illegal move {number}{dots}{san_plus} ({e})")))
+            }
+        }
+    }
+
+    fn begin_variation(&mut self, _game: &mut PgnMoves) -> ControlFlow<Self::Output, Skip> {
+        ControlFlow::Continue(Skip(true))
+    }
+
+    fn end_game(&mut self, game: PgnMoves) -> Self::Output {
+        let Some(&first) = game.moves.first() else {
+            return Err("no moves: the solution is missing".to_owned());
+        };
+        let mate_in = game
+            .pos
+            .is_checkmate()
+            .then(|| (game.moves.len() as u32).div_ceil(2));
+        Ok(Puzzle {
+            id: game.id,
+            line: self.line,
+            position: game.start,
+            mate_in,
+            best_moves: vec![first],
+            avoid_moves: Vec::new(),
+            solution: game.moves,
+        })
+    }
+}
+
+/// How a puzzle ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The key found is the expected one (or none was given) and mates in ≤ N.
+    Solved,
+    /// A different key than the expected one, verified to mate in ≤ N.
+    SolvedOther,
+    /// The time limit ran out first.
+    Timeout,
+    /// The search proved there is no mate in N (a wrong puzzle, or a bug).
+    NoMate,
+    /// The found key did not verify (`Some(false)`: it is refuted; `None`: the check ran
+    /// out of time). Means a bug in the search.
+    Unverified(Option<bool>),
+    /// Not a mate problem: needs the engine's normal search, not attempted.
+    Skipped,
+}
+
+impl Verdict {
+    /// Whether the puzzle counts as solved.
+    pub fn is_solved(&self) -> bool {
+        matches!(self, Verdict::Solved | Verdict::SolvedOther)
+    }
+
+    /// Short name used in the report.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Verdict::Solved => "solved",
+            Verdict::SolvedOther => "solved-alt",
+            Verdict::Timeout => "timeout",
+            Verdict::NoMate => "no-mate",
+            Verdict::Unverified(Some(false)) => "refuted",
+            Verdict::Unverified(_) => "unverified",
+            Verdict::Skipped => "skipped",
+        }
+    }
+}
+
+/// The outcome of one puzzle: one line of the report.
+#[derive(Clone, Debug)]
+pub struct SolveReport {
+    /// The puzzle's name.
+    pub id: String,
+    /// Its input line.
+    pub line: u64,
+    /// Mate in N asked for (`None` for non-mate puzzles).
+    pub n: Option<u32>,
+    /// What happened.
+    pub verdict: Verdict,
+    /// Expected key(s) in SAN with check marks, space-separated (`-` if none).
+    pub expected: String,
+    /// The key found, in SAN with check marks.
+    pub found: Option<String>,
+    /// Length of the mate found.
+    pub mate_in: Option<u32>,
+    /// Search time (verification not included).
+    pub time: Duration,
+    /// Search nodes.
+    pub nodes: u64,
+}
+
+/// Column header matching [`SolveReport`]'s `Display`.
+pub const REPORT_HEADER: &str =
+    " line   N  result      expected  found     mate    time_ms       nodes  id";
+
+impl fmt::Display for SolveReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.n.map_or("-".to_owned(), |n| n.to_string());
+        let mate = self.mate_in.map_or("-".to_owned(), |k| format!("#{k}"));
+        write!(
+            f,
+            "{:>5} {:>3}  {:<10}  {:<8}  {:<8}  {:>4}  {:>9.2}  {:>10}  {}",
+            self.line,
+            n,
+            self.verdict.as_str(),
+            self.expected,
+            self.found.as_deref().unwrap_or("-"),
+            mate,
+            self.time.as_secs_f64() * 1000.0,
+            self.nodes,
+            self.id
+        )
+    }
+}
+
+/// Solves puzzles one after the other, reusing one mate searcher (its table holds facts
+/// about positions, valid across puzzles).
+pub struct Solver {
+    searcher: MateSearcher,
+    movetime: Option<Duration>,
+}
+
+impl Solver {
+    /// A solver with a time limit per puzzle (`None`: until solved or disproven).
+    pub fn new(movetime: Option<Duration>) -> Solver {
+        Solver {
+            searcher: MateSearcher::new(mate::DEFAULT_TT_MB),
+            movetime,
+        }
+    }
+
+    fn limits(&self) -> MateLimits {
+        match self.movetime {
+            Some(t) => MateLimits::movetime(t),
+            None => MateLimits::none(),
+        }
+    }
+
+    /// Solves one puzzle: a mate search to N, then a check of the key found with a
+    /// fresh search.
+    pub fn solve(&mut self, puzzle: &Puzzle) -> SolveReport {
+        let pos = &puzzle.position;
+        let mut report = SolveReport {
+            id: puzzle.id.clone(),
+            line: puzzle.line,
+            n: puzzle.mate_in,
+            verdict: Verdict::Skipped,
+            expected: san_list(pos, &puzzle.best_moves),
+            found: None,
+            mate_in: None,
+            time: Duration::ZERO,
+            nodes: 0,
+        };
+        let Some(n) = puzzle.mate_in else {
+            return report;
+        };
+        let start = Instant::now();
+        let result = self.searcher.search(pos, n, &self.limits());
+        report.time = start.elapsed();
+        report.nodes = result.nodes;
+        report.mate_in = result.mate_in;
+        report.found = result.best.map(|m| san(pos, m));
+        report.verdict = match (result.best, result.mate_in) {
+            (Some(key), Some(k)) => match mate::verify_mate(pos, key, k, &self.limits()) {
+                Some(true) if puzzle.best_moves.is_empty() || puzzle.best_moves.contains(&key) => {
+                    Verdict::Solved
+                }
+                Some(true) => Verdict::SolvedOther,
+                other => Verdict::Unverified(other),
+            },
+            _ if result.stopped => Verdict::Timeout,
+            _ => Verdict::NoMate,
+        };
+        report
+    }
+}
+
+fn san(pos: &Chess, m: Move) -> String {
+    SanPlus::from_move(pos.clone(), m).to_string()
+}
+
+fn san_list(pos: &Chess, moves: &[Move]) -> String {
+    if moves.is_empty() {
+        return "-".to_owned();
+    }
+    moves
+        .iter()
+        .map(|&m| san(pos, m))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Solved/total and times of the puzzles of one N.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupStats {
+    /// Mate in N.
+    pub n: u32,
+    /// Solved puzzles.
+    pub solved: usize,
+    /// Attempted puzzles.
+    pub total: usize,
+    /// Median search time.
+    pub median: Duration,
+    /// Longest search time.
+    pub max: Duration,
+}
+
+/// Totals of a run: solved/total, and median and max time by N.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    /// Per N, ascending.
+    pub by_n: Vec<GroupStats>,
+    /// Solved puzzles.
+    pub solved: usize,
+    /// Mate puzzles attempted.
+    pub attempted: usize,
+    /// Solved with another key than the expected one.
+    pub other_key: usize,
+    /// Verdict counts of the unsolved ones.
+    pub timeouts: usize,
+    /// Puzzles where the search proved no mate in N.
+    pub no_mate: usize,
+    /// Keys that failed verification.
+    pub unverified: usize,
+    /// Non-mate puzzles not attempted.
+    pub skipped: usize,
+    /// Unreadable puzzles.
+    pub unreadable: usize,
+    /// Median and max time over all attempted puzzles.
+    pub median: Duration,
+    /// Longest time.
+    pub max: Duration,
+}
+
+impl Summary {
+    /// Totals of `reports`, with `unreadable` puzzles that were skipped when reading.
+    pub fn new(reports: &[SolveReport], unreadable: usize) -> Summary {
+        let attempted: Vec<&SolveReport> = reports.iter().filter(|r| r.n.is_some()).collect();
+        let mut ns: Vec<u32> = attempted.iter().filter_map(|r| r.n).collect();
+        ns.sort_unstable();
+        ns.dedup();
+        let stats = |group: &[&SolveReport]| {
+            let mut times: Vec<Duration> = group.iter().map(|r| r.time).collect();
+            times.sort_unstable();
+            (
+                group.iter().filter(|r| r.verdict.is_solved()).count(),
+                group.len(),
+                median(&times),
+                times.last().copied().unwrap_or_default(),
+            )
+        };
+        let by_n = ns
+            .iter()
+            .map(|&n| {
+                let group: Vec<&SolveReport> = attempted
+                    .iter()
+                    .copied()
+                    .filter(|r| r.n == Some(n))
+                    .collect();
+                let (solved, total, median, max) = stats(&group);
+                GroupStats {
+                    n,
+                    solved,
+                    total,
+                    median,
+                    max,
+                }
+            })
+            .collect();
+        let (solved, total, med, max) = stats(&attempted);
+        let count = |v: fn(&Verdict) -> bool| reports.iter().filter(|r| v(&r.verdict)).count();
+        Summary {
+            by_n,
+            solved,
+            attempted: total,
+            other_key: count(|v| *v == Verdict::SolvedOther),
+            timeouts: count(|v| *v == Verdict::Timeout),
+            no_mate: count(|v| *v == Verdict::NoMate),
+            unverified: count(|v| matches!(v, Verdict::Unverified(_))),
+            skipped: count(|v| *v == Verdict::Skipped),
+            unreadable,
+            median: med,
+            max,
+        }
+    }
+}
+
+/// The median of sorted `times` (mean of the two middle ones for an even count).
+fn median(times: &[Duration]) -> Duration {
+    match times.len() {
+        0 => Duration::ZERO,
+        n if n % 2 == 1 => times[n / 2],
+        n => (times[n / 2 - 1] + times[n / 2]) / 2,
+    }
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "solved {}/{} ({} with another key); timeout {}, no mate {}, unverified {}; \
+             skipped {} (not mate problems), unreadable {}",
+            self.solved,
+            self.attempted,
+            self.other_key,
+            self.timeouts,
+            self.no_mate,
+            self.unverified,
+            self.skipped,
+            self.unreadable
+        )?;
+        writeln!(f, "    N  solved/total  median_ms     max_ms")?;
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        for g in &self.by_n {
+            writeln!(
+                f,
+                "{:>5}  {:>12}  {:>9.2}  {:>9.2}",
+                g.n,
+                format!("{}/{}", g.solved, g.total),
+                ms(g.median),
+                ms(g.max)
+            )?;
+        }
+        write!(
+            f,
+            "  all  {:>12}  {:>9.2}  {:>9.2}",
+            format!("{}/{}", self.solved, self.attempted),
+            ms(self.median),
+            ms(self.max)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::san::San;
+
+    fn epd(text: &str) -> PuzzleSet {
+        read_epd(text.as_bytes()).unwrap()
+    }
+
+    fn pgn(text: &str) -> PuzzleSet {
+        read_pgn(text.as_bytes()).unwrap()
+    }
+
+    fn san_of(p: &Puzzle, moves: &[Move]) -> Vec<String> {
+        moves
+            .iter()
+            .map(|&m| San::from_move(&p.position, m).to_string())
+            .collect()
+    }
+
+    #[test]
+    fn epd_puzzles_and_their_operations() {
+        let set = epd("# composed problems\n\
+             3N1K2/B7/4P3/1Nrpk1P1/1Qn1P3/6P1/2P2P2/8 w - - dm 2; bm Nd6; id \"baird-0\";\n\
+             \n\
+             4k3/8/8/8/8/8/8/4K2R w K - bm O-O; am Kf1 e1f2\n");
+        assert!(set.bad.is_empty(), "{:?}", set.bad);
+        assert_eq!(set.puzzles.len(), 2);
+        let a = &set.puzzles[0];
+        assert_eq!((a.id.as_str(), a.line, a.mate_in), ("baird-0", 2, Some(2)));
+        assert_eq!(san_of(a, &a.best_moves), ["Nd6"]);
+        let b = &set.puzzles[1];
+        assert_eq!((b.id.as_str(), b.line, b.mate_in), ("line 4", 4, None));
+        assert_eq!(san_of(b, &b.best_moves), ["O-O"]);
+        // SAN and UCI both work for am.
+        assert_eq!(san_of(b, &b.avoid_moves), ["Kf1", "Kf2"]);
+    }
+
+    #[test]
+    fn epd_impossible_castling_rights_are_dropped() {
+        // KQkq with no rooks: the rights go, the puzzle stays.
+        let set = epd("4k3/8/8/8/8/8/8/4K3 w KQkq - dm 1;\n");
+        assert!(set.bad.is_empty(), "{:?}", set.bad);
+        assert!(set.puzzles[0].position.castles().is_empty());
+    }
+
+    #[test]
+    fn malformed_epd_lines_are_reported_with_their_line() {
+        let text = "3N1K2/B7/4P3/1Nrpk1P1/1Qn1P3/6P1/2P2P2/8 w - - dm 2; bm Nd6;\n\
+                    3N1K2/B7/4P3/1Nrpk1P1 w - - dm 2;\n\
+                    3N1K2/B7/4P3/1Nrpk1P1/1Qn1P3/6P1/2P2P2/8 w - - dm two;\n\
+                    3N1K2/B7/4P3/1Nrpk1P1/1Qn1P3/6P1/2P2P2/8 w - - dm 0;\n\
+                    3N1K2/B7/4P3/1Nrpk1P1/1Qn1P3/6P1/2P2P2/8 w - - dm 2; bm Nd7;\n\
+                    3N1K2/B7/4P3/1Nrpk1P1/1Qn1P3/6P1/2P2P2/8 w - - id \"x\";\n\
+                    3N1K2/B7/4P3/1Nrpk1P1/1Qn1P3/6P1/2P2P2/8 w - - dm 2; id \"open\n\
+                    k7/8/8/8/8/8/8/K7 w\n\
+                    kk6/8/8/8/8/8/8/K7 w - - dm 1;\n";
+        let mut bytes = text.as_bytes().to_vec();
+        bytes.extend_from_slice(b"\xff\xfe dm 2;\n");
+        let set = read_epd(bytes.as_slice()).unwrap();
+        assert_eq!(set.puzzles.len(), 1);
+        let lines: Vec<u64> = set.bad.iter().map(|b| b.line).collect();
+        assert_eq!(lines, [2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        let reason = |line: u64| &set.bad.iter().find(|b| b.line == line).unwrap().reason;
+        assert!(reason(2).contains("invalid FEN"), "{}", reason(2));
+        assert!(reason(3).contains("bad dm \"two\""), "{}", reason(3));
+        assert!(reason(4).contains("bad dm \"0\""), "{}", reason(4));
+        assert!(reason(5).starts_with("bm \"Nd7\""), "{}", reason(5));
+        assert!(reason(6).contains("nothing to solve"), "{}", reason(6));
+        assert!(reason(7).contains("unterminated"), "{}", reason(7));
+        assert!(reason(8).contains("4 position fields"), "{}", reason(8));
+        assert!(reason(9).contains("illegal position"), "{}", reason(9));
+        assert_eq!(reason(10), "not valid UTF-8");
+    }
+
+    const BUCKLE: &str = "[Event \"?\"]\n[White \"Henry Buckle\"]\n[Black \"NN\"]\n[Date \"1840.??.??\"]\n\
+        [FEN \"r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 0\"]\n[SetUp \"1\"]\n\n\
+        1. Nf6+ gxf6 2. Bxf7# *\n\n";
+
+    #[test]
+    fn pgn_mate_puzzle() {
+        let set = pgn(BUCKLE);
+        assert!(set.bad.is_empty(), "{:?}", set.bad);
+        let p = &set.puzzles[0];
+        assert_eq!(
+            (p.id.as_str(), p.line, p.mate_in),
+            ("Henry Buckle-NN 1840", 1, Some(2))
+        );
+        assert_eq!(san_of(p, &p.best_moves), ["Nf6"]);
+        assert_eq!(p.solution.len(), 3);
+        // The FEN's castling rights are legal here and kept.
+        assert!(!p.position.castles().is_empty());
+    }
+
+    #[test]
+    fn pgn_line_not_ending_in_mate_is_a_best_move_puzzle() {
+        let set = pgn("[FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\"]\n\n1. e4 Kd7 2. e5 *\n");
+        let p = &set.puzzles[0];
+        assert_eq!(p.mate_in, None);
+        assert_eq!(san_of(p, &p.best_moves), ["e4"]);
+        assert_eq!(p.id, "line 1");
+    }
+
+    #[test]
+    fn malformed_pgn_games_are_reported_with_their_line() {
+        let text = format!(
+            "{BUCKLE}[Event \"no fen\"]\n\n1. e4 e5 *\n\n\
+             [FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n\n1. e4 *\n\n\
+             [FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\"]\n\n1. e4 Kd7 2. e6 *\n\n\
+             [FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\"]\n\n*\n\n{BUCKLE}"
+        );
+        let set = pgn(&text);
+        assert_eq!(set.puzzles.len(), 2);
+        assert_eq!(set.puzzles[1].line, 26);
+        let bad: Vec<(u64, &str)> = set
+            .bad
+            .iter()
+            .map(|b| (b.line, b.reason.as_str()))
+            .collect();
+        assert_eq!(bad.len(), 4, "{bad:?}");
+        assert_eq!(bad[0].0, 10);
+        assert!(bad[0].1.contains("no FEN tag"), "{}", bad[0].1);
+        assert_eq!(bad[1].0, 14);
+        assert!(bad[1].1.contains("illegal position"), "{}", bad[1].1);
+        assert_eq!(bad[2].0, 18);
+        assert!(bad[2].1.starts_with("illegal move 2.e6"), "{}", bad[2].1);
+        assert_eq!(bad[3].0, 22);
+        assert!(bad[3].1.contains("no moves"), "{}", bad[3].1);
+    }
+
+    #[test]
+    fn format_from_extension_or_content() {
+        assert_eq!(
+            PuzzleFormat::from_path(Path::new("a/b.EPD")),
+            Some(PuzzleFormat::Epd)
+        );
+        assert_eq!(
+            PuzzleFormat::from_path(Path::new("x.pgn.zst")),
+            Some(PuzzleFormat::Pgn)
+        );
+        assert_eq!(PuzzleFormat::from_path(Path::new("x.txt")), None);
+        assert_eq!(
+            PuzzleFormat::sniff(b"\n  [Event \"x\"]\n"),
+            PuzzleFormat::Pgn
+        );
+        assert_eq!(
+            PuzzleFormat::sniff(b"8/8/8 w - - dm 2;\n"),
+            PuzzleFormat::Epd
+        );
+    }
+
+    #[test]
+    fn solver_verdicts() {
+        let set = epd(
+            // Expected key: solved.
+            "3N1K2/B7/4P3/1Nrpk1P1/1Qn1P3/6P1/2P2P2/8 w - - dm 2; bm Nd6; id \"key\";\n\
+             # A wrong expected key: the mate found is another one.\n\
+             3N1K2/B7/4P3/1Nrpk1P1/1Qn1P3/6P1/2P2P2/8 w - - dm 2; bm Qb2; id \"other\";\n\
+             # No mate in 1 here.\n\
+             3N1K2/B7/4P3/1Nrpk1P1/1Qn1P3/6P1/2P2P2/8 w - - dm 1; id \"none\";\n\
+             4k3/8/8/8/8/8/4P3/4K3 w - - bm e4; id \"bm\";\n",
+        );
+        let mut solver = Solver::new(None);
+        let reports: Vec<SolveReport> = set.puzzles.iter().map(|p| solver.solve(p)).collect();
+        let verdicts: Vec<&str> = reports.iter().map(|r| r.verdict.as_str()).collect();
+        assert_eq!(verdicts, ["solved", "solved-alt", "no-mate", "skipped"]);
+        assert_eq!(reports[0].found.as_deref(), Some("Nd6"));
+        assert_eq!(reports[1].expected, "Qb2+");
+        assert_eq!(reports[0].mate_in, Some(2));
+        assert!(reports[0].nodes > 0);
+        let line = reports[0].to_string();
+        assert!(
+            line.contains("solved") && line.contains("Nd6") && line.ends_with("key"),
+            "{line}"
+        );
+        let summary = Summary::new(&reports, 3);
+        assert_eq!(
+            (summary.solved, summary.attempted, summary.other_key),
+            (2, 3, 1)
+        );
+        assert_eq!(
+            (summary.no_mate, summary.skipped, summary.unreadable),
+            (1, 1, 3)
+        );
+        assert_eq!(
+            summary
+                .by_n
+                .iter()
+                .map(|g| (g.n, g.solved, g.total))
+                .collect::<Vec<_>>(),
+            [(1, 0, 1), (2, 2, 2)]
+        );
+    }
+
+    #[test]
+    fn summary_medians_and_maxima_by_n() {
+        let report = |n: u32, ms: u64, verdict: Verdict| SolveReport {
+            id: String::new(),
+            line: 1,
+            n: Some(n),
+            verdict,
+            expected: "-".to_owned(),
+            found: None,
+            mate_in: None,
+            time: Duration::from_millis(ms),
+            nodes: 0,
+        };
+        let reports = [
+            report(2, 4, Verdict::Solved),
+            report(2, 1, Verdict::Solved),
+            report(2, 9, Verdict::Timeout),
+            report(3, 10, Verdict::Solved),
+            report(3, 20, Verdict::SolvedOther),
+        ];
+        let s = Summary::new(&reports, 0);
+        let ms = Duration::from_millis;
+        let group = |n, solved, total, median, max| GroupStats {
+            n,
+            solved,
+            total,
+            median: ms(median),
+            max: ms(max),
+        };
+        assert_eq!(s.by_n, [group(2, 2, 3, 4, 9), group(3, 2, 2, 15, 20)]);
+        assert_eq!((s.solved, s.attempted, s.timeouts), (4, 5, 1));
+        assert_eq!((s.median, s.max), (ms(9), ms(20)));
+        let text = s.to_string();
+        assert!(
+            text.starts_with("solved 4/5 (1 with another key); timeout 1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("    3           2/2      15.00      20.00"),
+            "{text}"
+        );
+    }
+}

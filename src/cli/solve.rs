@@ -1,0 +1,48 @@
+//! `chessgraph solve`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context;
+
+use chessgraph::bench::puzzles::{self, REPORT_HEADER, Solver, Summary};
+
+/// Arguments of `chessgraph solve`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Puzzle file: EPD with `dm N` / `bm` / `am` / `id`, or PGN games with a FEN tag whose
+    /// moves are the solution (plain, .gz or .zst; `-` for stdin).
+    #[arg(long, value_name = "FILE")]
+    input: PathBuf,
+    /// Time limit per puzzle in milliseconds (default: no limit, search until solved).
+    #[arg(long, value_name = "MS")]
+    movetime: Option<u64>,
+}
+
+/// Runs `chessgraph solve`: one report line per puzzle, then the summary.
+pub fn run(_db: &Path, args: Args) -> anyhow::Result<()> {
+    if args.movetime == Some(0) {
+        anyhow::bail!("--movetime must be at least 1 ms");
+    }
+    let set = puzzles::load(&args.input)
+        .with_context(|| format!("cannot read puzzles from {}", args.input.display()))?;
+    for bad in &set.bad {
+        eprintln!(
+            "chessgraph: warning: {}:{bad}; puzzle skipped",
+            args.input.display()
+        );
+    }
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{REPORT_HEADER}")?;
+    let mut solver = Solver::new(args.movetime.map(Duration::from_millis));
+    let mut reports = Vec::with_capacity(set.puzzles.len());
+    for puzzle in &set.puzzles {
+        let report = solver.solve(puzzle);
+        writeln!(out, "{report}")?;
+        out.flush()?;
+        reports.push(report);
+    }
+    writeln!(out, "{}", Summary::new(&reports, set.bad.len()))?;
+    Ok(())
+}
