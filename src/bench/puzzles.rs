@@ -131,36 +131,31 @@ pub fn read(input: impl BufRead, format: PuzzleFormat) -> std::io::Result<Puzzle
 }
 
 /// Reads EPD puzzles, one per line; blank lines and `#` comments are skipped.
-pub fn read_epd(mut input: impl BufRead) -> std::io::Result<PuzzleSet> {
+pub fn read_epd(input: impl BufRead) -> std::io::Result<PuzzleSet> {
     let mut set = PuzzleSet::default();
-    let mut buf = Vec::new();
-    let mut line = 0u64;
-    loop {
-        buf.clear();
-        if input.read_until(b'\n', &mut buf)? == 0 {
-            return Ok(set);
-        }
-        line += 1;
-        let bytes = if line == 1 {
-            buf.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&buf)
-        } else {
-            &buf
-        };
-        let Ok(text) = std::str::from_utf8(bytes) else {
-            set.bad.push(BadPuzzle {
+    let broken = crate::data::for_each_line(input, |line, text| {
+        match text {
+            Err(_) => set.bad.push(BadPuzzle {
                 line,
                 reason: "not valid UTF-8".to_owned(),
-            });
-            continue;
-        };
-        let text = text.trim();
-        if text.is_empty() || text.starts_with('#') {
-            continue;
+            }),
+            Ok(text) => {
+                let text = text.trim();
+                if text.is_empty() || text.starts_with('#') {
+                    return Ok(());
+                }
+                match parse_epd_puzzle(text, line) {
+                    Ok(p) => set.puzzles.push(p),
+                    Err(reason) => set.bad.push(BadPuzzle { line, reason }),
+                }
+            }
         }
-        match parse_epd_puzzle(text, line) {
-            Ok(p) => set.puzzles.push(p),
-            Err(reason) => set.bad.push(BadPuzzle { line, reason }),
-        }
+        Ok(())
+    })
+    .map_err(std::io::Error::other)?;
+    match broken {
+        Some((_, e)) => Err(e),
+        None => Ok(set),
     }
 }
 
@@ -235,45 +230,16 @@ fn parse_move(pos: &Chess, text: &str) -> std::result::Result<Move, String> {
 }
 
 /// Reads PGN puzzles: each game's `FEN` tag is the position, its main line the solution.
-pub fn read_pgn(mut input: impl BufRead) -> std::io::Result<PuzzleSet> {
+pub fn read_pgn(input: impl BufRead) -> std::io::Result<PuzzleSet> {
     let mut set = PuzzleSet::default();
-    // Games are cut apart by lines (a tag line after movetext starts the next game), so
-    // that each knows the line it starts on.
-    let mut game: Vec<u8> = Vec::new();
-    let mut game_line = 0u64;
-    let mut in_movetext = false;
-    let mut buf = Vec::new();
-    let mut line = 0u64;
-    loop {
-        buf.clear();
-        if input.read_until(b'\n', &mut buf)? == 0 {
-            parse_pgn_game(&game, game_line, &mut set);
-            return Ok(set);
-        }
-        line += 1;
-        let bytes = if line == 1 {
-            buf.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&buf)
-        } else {
-            &buf
-        };
-        let trimmed = bytes.trim_ascii();
-        let is_tag = trimmed.first() == Some(&b'[')
-            && trimmed.get(1).is_some_and(|b| b.is_ascii_alphabetic());
-        if is_tag && in_movetext {
-            parse_pgn_game(&game, game_line, &mut set);
-            game.clear();
-            in_movetext = false;
-        }
-        if game.is_empty() {
-            if trimmed.is_empty() {
-                continue;
-            }
-            game_line = line;
-        }
-        if !is_tag && !trimmed.is_empty() {
-            in_movetext = true;
-        }
-        game.extend_from_slice(bytes);
+    let broken = crate::data::pgn::for_each_game(input, |text, line| {
+        parse_pgn_game(text, line, &mut set);
+        Ok(())
+    })
+    .map_err(std::io::Error::other)?;
+    match broken {
+        Some((_, e)) => Err(e),
+        None => Ok(set),
     }
 }
 

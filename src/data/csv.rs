@@ -30,41 +30,22 @@ const DEFAULT_COLUMNS: Columns = Columns {
 ///
 /// Lines are split here rather than by the csv crate: its record line numbers drift on
 /// CRLF files and skipped blank lines, and every reject must name its exact line.
-pub fn read(mut input: impl BufRead, opts: ReadOptions, sink: &mut dyn Sink) -> Result<()> {
-    let mut buf = Vec::with_capacity(256);
+pub fn read(input: impl BufRead, opts: ReadOptions, sink: &mut dyn Sink) -> Result<()> {
     let mut fields: Vec<String> = Vec::with_capacity(4);
     let mut columns: Option<Columns> = None;
-    let mut line = 0u64;
-    loop {
-        buf.clear();
-        line += 1;
-        match input.read_until(b'\n', &mut buf) {
-            Ok(0) => return Ok(()),
-            Ok(_) => {}
-            Err(e) => {
-                // The stream broke (truncated .gz, I/O error): report where, keep the rest.
+    let broken = super::for_each_line(input, |line, text| {
+        let text = match text {
+            Ok(t) => t,
+            Err(bytes) => {
                 return sink.item(Item::Reject(Reject::new(
                     line,
-                    "",
-                    format!("input ends or breaks here: {e}"),
+                    &String::from_utf8_lossy(bytes),
+                    "not valid UTF-8",
                 )));
             }
-        }
-        let mut bytes = buf.as_slice();
-        if line == 1 {
-            bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-        }
-        let Ok(text) = std::str::from_utf8(bytes) else {
-            sink.item(Item::Reject(Reject::new(
-                line,
-                &String::from_utf8_lossy(bytes),
-                "not valid UTF-8",
-            )))?;
-            continue;
         };
-        let text = text.trim_end_matches(['\n', '\r']);
         if text.trim().is_empty() {
-            continue;
+            return Ok(());
         }
         split_fields(text, &mut fields);
         let cols = match columns {
@@ -73,21 +54,24 @@ pub fn read(mut input: impl BufRead, opts: ReadOptions, sink: &mut dyn Sink) -> 
                 let (cols, is_header) = detect_header(&fields);
                 columns = Some(cols);
                 if is_header {
-                    continue;
+                    return Ok(());
                 }
                 if !looks_like_fen(&fields[0]) {
                     // Neither a known header nor data: say so once, then read on.
-                    sink.item(Item::Reject(Reject::new(
+                    return sink.item(Item::Reject(Reject::new(
                         line,
                         text,
                         "unrecognized header (expected FEN,Evaluation); reading columns 1 and 2 as FEN and evaluation",
-                    )))?;
-                    continue;
+                    )));
                 }
                 cols
             }
         };
-        sink.item(parse_record(text, &fields, line, cols, opts.pov))?;
+        sink.item(parse_record(text, &fields, line, cols, opts.pov))
+    })?;
+    match broken {
+        Some((line, e)) => sink.item(Item::Reject(super::broken_input(line, &e))),
+        None => Ok(()),
     }
 }
 

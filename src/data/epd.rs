@@ -126,40 +126,24 @@ fn parse_operations(text: &str) -> std::result::Result<Vec<Operation>, String> {
 }
 
 /// Reads EPD lines from `input` into `sink`.
-pub fn read(mut input: impl BufRead, sink: &mut dyn Sink) -> Result<()> {
-    let mut buf = Vec::new();
-    let mut line_no = 0u64;
-    loop {
-        buf.clear();
-        line_no += 1;
-        match input.read_until(b'\n', &mut buf) {
-            Ok(0) => return Ok(()),
-            Ok(_) => {}
-            Err(e) => {
-                return sink.item(Item::Reject(Reject::new(
-                    line_no,
-                    "",
-                    format!("input ends or breaks here: {e}"),
-                )));
+pub fn read(input: impl BufRead, sink: &mut dyn Sink) -> Result<()> {
+    let broken = super::for_each_line(input, |line, text| match text {
+        Err(bytes) => sink.item(Item::Reject(Reject::new(
+            line,
+            &String::from_utf8_lossy(bytes),
+            "not valid UTF-8",
+        ))),
+        Ok(text) => {
+            let text = text.trim();
+            if text.is_empty() || text.starts_with('#') {
+                return Ok(());
             }
+            sink.item(parse_row(text, line))
         }
-        let mut bytes = buf.as_slice();
-        if line_no == 1 {
-            bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-        }
-        let Ok(text) = std::str::from_utf8(bytes) else {
-            sink.item(Item::Reject(Reject::new(
-                line_no,
-                &String::from_utf8_lossy(bytes),
-                "not valid UTF-8",
-            )))?;
-            continue;
-        };
-        let text = text.trim();
-        if text.is_empty() || text.starts_with('#') {
-            continue;
-        }
-        sink.item(parse_row(text, line_no))?;
+    })?;
+    match broken {
+        Some((line, e)) => sink.item(Item::Reject(super::broken_input(line, &e))),
+        None => Ok(()),
     }
 }
 

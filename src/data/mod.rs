@@ -342,6 +342,42 @@ pub fn read(
     }
 }
 
+/// One line of a line-based input: its text, or its raw bytes when not UTF-8.
+pub type Line<'a> = std::result::Result<&'a str, &'a [u8]>;
+
+/// Calls `f(line_no, line)` for every line of `input` (1-based numbers; a UTF-8 BOM on the
+/// first line and the `\n` / `\r\n` ending removed). Stops at the first error of `f`.
+/// Returns `Ok(Some((line, error)))` when the input itself broke (a truncated .gz, an I/O
+/// error) at that line, so callers can report it and keep what came before.
+pub fn for_each_line(
+    mut input: impl BufRead,
+    mut f: impl FnMut(u64, Line<'_>) -> Result<()>,
+) -> Result<Option<(u64, io::Error)>> {
+    let mut buf = Vec::with_capacity(256);
+    let mut line = 0u64;
+    loop {
+        buf.clear();
+        line += 1;
+        match input.read_until(b'\n', &mut buf) {
+            Ok(0) => return Ok(None),
+            Ok(_) => {}
+            Err(e) => return Ok(Some((line, e))),
+        }
+        let mut bytes = buf.as_slice();
+        if line == 1 {
+            bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+        }
+        let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+        let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+        f(line, std::str::from_utf8(bytes).map_err(|_| bytes))?;
+    }
+}
+
+/// The reject for an input that broke at `line`.
+pub fn broken_input(line: u64, error: &io::Error) -> Reject {
+    Reject::new(line, "", format!("input ends or breaks here: {error}"))
+}
+
 /// Why a FEN was refused.
 #[derive(Debug)]
 pub struct FenError(String);

@@ -17,7 +17,22 @@ use super::{GameInfo, GameResult, Item, Label, Reject, Row, Sink, normalized_fen
 use crate::Result;
 
 /// Reads PGN games from `input` into `sink`.
-pub fn read(mut input: impl BufRead, sink: &mut dyn Sink) -> Result<()> {
+pub fn read(input: impl BufRead, sink: &mut dyn Sink) -> Result<()> {
+    let broken = for_each_game(input, |text, line| parse_game(text, line, sink))?;
+    match broken {
+        Some((line, e)) => sink.item(Item::Reject(super::broken_input(line, &e))),
+        None => Ok(()),
+    }
+}
+
+/// Cuts a PGN stream into games by lines — a tag line after movetext starts the next game
+/// — and calls `game(text, first_line)` for each, so every game knows the line it starts
+/// on. When the input breaks (a truncated .gz), the cut-off game is still passed on and the
+/// line and error are returned.
+pub fn for_each_game(
+    mut input: impl BufRead,
+    mut game: impl FnMut(&[u8], u64) -> Result<()>,
+) -> Result<Option<(u64, std::io::Error)>> {
     let mut chunk: Vec<u8> = Vec::with_capacity(1 << 14);
     let mut chunk_line = 1u64;
     let mut in_movetext = false;
@@ -29,17 +44,13 @@ pub fn read(mut input: impl BufRead, sink: &mut dyn Sink) -> Result<()> {
         let n = match input.read_until(b'\n', &mut buf) {
             Ok(n) => n,
             Err(e) => {
-                // Keep what the cut-off game had, then say where the input broke.
-                parse_game(&chunk, chunk_line, sink)?;
-                return sink.item(Item::Reject(Reject::new(
-                    line_no,
-                    "",
-                    format!("input ends or breaks here: {e}"),
-                )));
+                game(&chunk, chunk_line)?;
+                return Ok(Some((line_no, e)));
             }
         };
         if n == 0 {
-            return parse_game(&chunk, chunk_line, sink);
+            game(&chunk, chunk_line)?;
+            return Ok(None);
         }
         let mut line = buf.as_slice();
         if line_no == 1 {
@@ -49,17 +60,17 @@ pub fn read(mut input: impl BufRead, sink: &mut dyn Sink) -> Result<()> {
         let is_tag = trimmed.first() == Some(&b'[')
             && trimmed.get(1).is_some_and(|b| b.is_ascii_alphabetic());
         if is_tag && in_movetext {
-            parse_game(&chunk, chunk_line, sink)?;
+            game(&chunk, chunk_line)?;
             chunk.clear();
             in_movetext = false;
         }
         if chunk.is_empty() {
-            if trimmed.is_empty() {
+            if trimmed.trim_ascii().is_empty() {
                 continue;
             }
             chunk_line = line_no;
         }
-        if !is_tag && !trimmed.is_empty() {
+        if !is_tag && !trimmed.trim_ascii().is_empty() {
             in_movetext = true;
         }
         chunk.extend_from_slice(line);

@@ -1,16 +1,7 @@
 //! `chessgraph analyze` and `chessgraph stats` on a real fixture.
 
-use std::path::Path;
-
 use crate::cgtest;
-
-fn fixture(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-        .display()
-        .to_string()
-}
+use crate::util::fixture;
 
 cgtest!(every_position_gets_features_and_edges, |dir| {
     dir.ok(&[

@@ -1,22 +1,13 @@
 //! `chessgraph import`: formats, bad input, duplicates, and a killed import.
 
-use std::io::Write;
-use std::path::Path;
-
 use crate::cgtest;
 use crate::util::Dir;
+use crate::util::fixture;
+use std::io::Write;
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 const E4: &str = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1";
 const E4E5: &str = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e6 0 2";
-
-fn fixture(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-        .display()
-        .to_string()
-}
 
 /// Rejects as (line, reason) pairs, in line order.
 fn rejects(dir: &Dir) -> Vec<(i64, String)> {

@@ -91,6 +91,15 @@ impl Dir {
     }
 }
 
+/// Path of a committed fixture under `tests/fixtures/`, as a string for command lines.
+pub fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
 /// Path of a file under `../shared/data/` if it exists (tests that need it skip otherwise).
 pub fn shared(name: &str) -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
