@@ -26,6 +26,14 @@ pub enum Error {
         #[source]
         source: serde_json::Error,
     },
+    /// An evaluator file is well-formed JSON but not a valid evaluator.
+    #[error("evaluator file {path}: {reason}")]
+    EvaluatorFile {
+        /// The file involved.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The database was made by a newer chessgraph than this one.
     #[error("database schema version {found} is newer than this chessgraph knows ({known})")]
     SchemaTooNew {
@@ -37,6 +45,9 @@ pub enum Error {
     /// A user-supplied value (option, name, condition) is invalid.
     #[error("{0}")]
     Invalid(String),
+    /// A model could not be fitted (solver failure on otherwise valid input).
+    #[error("fit failed: {0}")]
+    Fit(String),
 }
 
 impl Error {

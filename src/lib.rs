@@ -7,7 +7,12 @@ pub mod bench;
 pub mod data;
 pub mod db;
 pub mod error;
+pub mod eval;
+pub mod fit;
 pub mod graph;
+pub mod heatmap;
+pub mod report;
 pub mod search;
+pub mod uci;
 
 pub use error::{Error, Result};

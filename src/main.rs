@@ -30,6 +30,16 @@ enum Command {
     Stats(cli::stats::Args),
     /// Solve puzzles (EPD `dm N`/`bm`/`am`, PGN with a FEN tag) and report solved/total and times.
     Solve(cli::solve::Args),
+    /// Play chess over UCI on standard input/output (for GUIs and match runners).
+    Engine(cli::engine::Args),
+    /// Search a fixed set of positions to a fixed depth: deterministic node count and speed.
+    Bench(cli::bench::Args),
+    /// Fit evaluation weights (linear on eval_cp, logistic on result or sign) on the train split; stores the fit.
+    Fit(cli::fit::Args),
+    /// Average evaluation per piece and square: one PNG board per piece, a 3 × 4 grid and a CSV.
+    Heatmap(cli::heatmap::Args),
+    /// Write a Markdown report of the database: data, features, fits, evaluators, puzzles, matches, benchmarks.
+    Report(cli::report::Args),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +49,11 @@ fn main() -> ExitCode {
         Command::Analyze(args) => cli::analyze::run(&cli.db, args),
         Command::Stats(args) => cli::stats::run(&cli.db, args),
         Command::Solve(args) => cli::solve::run(&cli.db, args),
+        Command::Engine(args) => cli::engine::run(&cli.db, args),
+        Command::Bench(args) => cli::bench::run(&cli.db, args),
+        Command::Fit(args) => cli::fit::run(&cli.db, args),
+        Command::Heatmap(args) => cli::heatmap::run(&cli.db, args),
+        Command::Report(args) => cli::report::run(&cli.db, args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

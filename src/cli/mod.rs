@@ -1,6 +1,11 @@
 //! One file per subcommand: each parses its arguments and calls the library.
 
 pub mod analyze;
+pub mod bench;
+pub mod engine;
+pub mod fit;
+pub mod heatmap;
 pub mod import;
+pub mod report;
 pub mod solve;
 pub mod stats;

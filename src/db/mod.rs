@@ -3,6 +3,7 @@
 
 pub mod analyze;
 pub mod import;
+pub mod runs;
 pub mod stats;
 
 use std::path::Path;
@@ -12,7 +13,12 @@ use rusqlite::Connection;
 use crate::{Error, Result};
 
 /// Schema migrations in order; `PRAGMA user_version` holds how many are applied.
-const MIGRATIONS: &[&str] = &[include_str!("../../migrations/0001_init.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../../migrations/0001_init.sql"),
+    include_str!("../../migrations/0002_fits.sql"),
+    // 0003 is reserved for the evaluators table (branch tune).
+    include_str!("../../migrations/0004_runs.sql"),
+];
 
 /// Opens (creating if needed) the database at `path` and brings its schema up to date.
 pub fn open(path: &Path) -> Result<Connection> {

@@ -4,5 +4,7 @@
 mod util;
 
 mod analyze;
+mod engine;
 mod import;
+mod report;
 mod solve;

@@ -1,0 +1,57 @@
+//! `chessgraph bench`.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::Context;
+use chessgraph::eval::Evaluator;
+use chessgraph::search::bench;
+
+/// Arguments of `chessgraph bench`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Search depth for every position.
+    #[arg(long, default_value_t = bench::DEFAULT_DEPTH)]
+    depth: u32,
+    /// Evaluator: a built-in name (material, simplified, seed003) or an evaluator file.
+    #[arg(long, default_value = "seed003")]
+    evaluator: String,
+}
+
+/// Runs `chessgraph bench`: searches the fixed positions, prints nodes per position and
+/// the total (a deterministic signature) and the speed.
+pub fn run(_db: &Path, args: Args) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        (1..=64).contains(&args.depth),
+        "--depth must be between 1 and 64, got {}",
+        args.depth
+    );
+    let evaluator = Evaluator::by_name_or_path(&args.evaluator)
+        .with_context(|| format!("loading evaluator {:?}", args.evaluator))?;
+    let mut out = std::io::stdout().lock();
+    let mut io_result = Ok(());
+    let total = bench::run(Arc::new(evaluator), args.depth, &mut |line| {
+        if io_result.is_ok() {
+            let best = line.result.best.map_or("0000".to_owned(), |m| {
+                shakmaty::uci::UciMove::from_standard(m).to_string()
+            });
+            io_result = writeln!(
+                out,
+                "{:>2} {:>10} nodes {:>6} ms  bestmove {:<5} score {:<9} {}",
+                line.index,
+                line.result.nodes,
+                line.result.time.as_millis(),
+                best,
+                line.result.score.to_string(),
+                line.fen
+            );
+        }
+    })?;
+    io_result?;
+    writeln!(out, "===========================")?;
+    writeln!(out, "Total time (ms) : {}", total.time.as_millis())?;
+    writeln!(out, "Nodes searched  : {}", total.nodes)?;
+    writeln!(out, "Nodes/second    : {}", total.nps())?;
+    Ok(())
+}

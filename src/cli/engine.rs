@@ -1,0 +1,24 @@
+//! `chessgraph engine`.
+
+use std::path::Path;
+
+use anyhow::Context;
+use chessgraph::eval::Evaluator;
+use chessgraph::uci;
+
+/// Arguments of `chessgraph engine`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Evaluator: a built-in name (material, simplified, seed003) or an evaluator file.
+    #[arg(long, default_value = "seed003")]
+    evaluator: String,
+}
+
+/// Runs `chessgraph engine`: a UCI engine on standard input and output.
+pub fn run(_db: &Path, args: Args) -> anyhow::Result<()> {
+    let evaluator = Evaluator::by_name_or_path(&args.evaluator)
+        .with_context(|| format!("loading evaluator {:?}", args.evaluator))?;
+    let out = uci::Output::new(Box::new(std::io::stdout()));
+    uci::run(std::io::stdin().lock(), out, evaluator, &args.evaluator)
+        .context("reading UCI commands from standard input")
+}

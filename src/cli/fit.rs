@@ -1,0 +1,163 @@
+//! `chessgraph fit linear|logistic`: fit evaluation weights on the train part of the split,
+//! print coefficients and held-out measures, store the fit in `fits`.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Context;
+use chessgraph::db;
+use chessgraph::fit::{Coefficient, FitRecord, Selection, Target, linear, logistic};
+
+/// Arguments of `chessgraph fit`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    model: Model,
+}
+
+#[derive(clap::Subcommand)]
+enum Model {
+    /// Least squares of eval_cp (White's view, mates left out) on features, with standard errors, R² and RMSE.
+    Linear(Common),
+    /// Logistic regression of the game result (White won) or the evaluation's sign on features: log-loss, accuracy, AUC.
+    Logistic(LogisticArgs),
+}
+
+/// Options every model takes.
+#[derive(clap::Args)]
+struct Common {
+    /// Features columns to fit on, comma-separated [default: mobility,center_control,king_safety,connectivity].
+    #[arg(long, value_delimiter = ',', value_name = "A,B,..")]
+    features: Option<Vec<String>>,
+    /// Add `material` to the features (and drop `material = 0` from the default filter).
+    #[arg(long)]
+    material: bool,
+    /// SQL condition on positions/features columns choosing the rows [default: material = 0 AND total_material > 40].
+    #[arg(long = "where", value_name = "SQL")]
+    filter: Option<String>,
+    /// Seed of the train/held-out split [default: the seed stored in the database].
+    #[arg(long)]
+    seed: Option<i64>,
+}
+
+#[derive(clap::Args)]
+struct LogisticArgs {
+    #[command(flatten)]
+    common: Common,
+    /// What to predict: `result` (White won the game; PGN rows only) or `sign` (eval > 0, mates by sign).
+    #[arg(long, value_enum, default_value_t = TargetArg::Result)]
+    target: TargetArg,
+}
+
+#[derive(Copy, Clone, clap::ValueEnum)]
+enum TargetArg {
+    /// White won the game.
+    Result,
+    /// The evaluation favors White.
+    Sign,
+}
+
+/// Runs `chessgraph fit`.
+pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
+    if !db_path.exists() {
+        anyhow::bail!(
+            "no database at {} (run `chessgraph import FILE` and `chessgraph analyze` first)",
+            db_path.display()
+        );
+    }
+    let conn =
+        db::open(db_path).with_context(|| format!("cannot open database {}", db_path.display()))?;
+    let mut out = std::io::stdout().lock();
+    match args.model {
+        Model::Linear(c) => {
+            let sel = selection(c);
+            let f = linear::run(&conn, &sel).context("fit linear")?;
+            header(&mut out, &f.record)?;
+            coefficient_table(&mut out, &f.record.coefficients, "t")?;
+            writeln!(out, "\n{:<8} {:>8} {:>9} {:>9}", "", "n", "R²", "RMSE")?;
+            for (name, m) in [("train", Some(f.train)), ("test", f.test)] {
+                match m {
+                    Some(m) => writeln!(out, "{name:<8} {:>8} {:>9.4} {:>9.1}", m.n, m.r2, m.rmse)?,
+                    None => writeln!(out, "{name:<8} {:>8} {:>9} {:>9}", 0, "-", "-")?,
+                }
+            }
+            writeln!(out, "\nresidual standard error {:.1} cp", f.sigma)?;
+        }
+        Model::Logistic(a) => {
+            let target = match a.target {
+                TargetArg::Result => Target::WhiteWon,
+                TargetArg::Sign => Target::Sign,
+            };
+            let sel = selection(a.common);
+            let f = logistic::run(&conn, &sel, target).context("fit logistic")?;
+            header(&mut out, &f.record)?;
+            coefficient_table(&mut out, &f.record.coefficients, "z")?;
+            writeln!(
+                out,
+                "\n{:<8} {:>8} {:>7} {:>9} {:>9} {:>9} {:>7}",
+                "", "n", "rate", "log-loss", "baseline", "accuracy", "AUC"
+            )?;
+            for (name, m) in [("train", Some(f.train)), ("test", f.test)] {
+                match m {
+                    Some(m) => writeln!(
+                        out,
+                        "{name:<8} {:>8} {:>7.3} {:>9.4} {:>9.4} {:>9.4} {:>7.4}",
+                        m.n, m.positive_rate, m.log_loss, m.baseline_log_loss, m.accuracy, m.auc
+                    )?,
+                    None => writeln!(out, "{name:<8} {:>8}  (no held-out rows)", 0)?,
+                }
+            }
+            writeln!(
+                out,
+                "\nbaseline: always predicting the train rate; AUC is NaN when the part has one outcome only"
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn selection(c: Common) -> Selection {
+    Selection::new(c.features, c.material, c.filter, c.seed)
+}
+
+fn header(out: &mut impl Write, r: &FitRecord) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "fit #{}: {}, target {}",
+        r.id,
+        r.kind,
+        r.target.describe()
+    )?;
+    writeln!(out, "rows:   {}", r.filter)?;
+    let skipped = match (r.without_target, r.target) {
+        (0, _) => String::new(),
+        (n, Target::EvalCp) => format!("; {n} mate scores left out"),
+        (n, Target::WhiteWon) => format!("; {n} rows without a game result left out"),
+        (n, Target::Sign) => format!("; {n} rows without an evaluation left out"),
+    };
+    writeln!(
+        out,
+        "split:  seed {}: {} train, {} test (valid + test parts){skipped}\n",
+        r.seed, r.n_train, r.n_test
+    )
+}
+
+fn coefficient_table(
+    out: &mut impl Write,
+    coefs: &[Coefficient],
+    stat: &str,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{:<22} {:>12} {:>11} {:>9}",
+        "coefficient", "estimate", "std.error", stat
+    )?;
+    for c in coefs {
+        writeln!(
+            out,
+            "{:<22} {:>12.4} {:>11.4} {:>9.2}",
+            c.name, c.estimate, c.std_error, c.statistic
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,204 @@
+//! Built-in evaluators: `material`, `simplified` (Simplified Evaluation Function) and
+//! `seed003` (the study's bot).
+
+use shakmaty::{Role, Square};
+
+use super::layout::ROLES;
+use super::{Evaluator, Provenance, Term, Weights};
+
+/// A piece-square table written as on a diagram: first row a8..h8, last row a1..h1.
+pub type Table = [[i32; 8]; 8];
+
+/// Value at `sq` (White's view) of a table written rank 8 first.
+pub fn table_at(table: &Table, sq: Square) -> i32 {
+    table[7 - sq.rank() as usize][sq.file() as usize]
+}
+
+/// Simplified Evaluation Function (Tomasz Michniewski) piece-square tables, rank 8 first.
+pub mod sef {
+    use super::Table;
+
+    /// Pawn.
+    #[rustfmt::skip]
+    pub const PAWN: Table = [
+        [  0,  0,  0,  0,  0,  0,  0,  0],
+        [ 50, 50, 50, 50, 50, 50, 50, 50],
+        [ 10, 10, 20, 30, 30, 20, 10, 10],
+        [  5,  5, 10, 25, 25, 10,  5,  5],
+        [  0,  0,  0, 20, 20,  0,  0,  0],
+        [  5, -5,-10,  0,  0,-10, -5,  5],
+        [  5, 10, 10,-20,-20, 10, 10,  5],
+        [  0,  0,  0,  0,  0,  0,  0,  0],
+    ];
+
+    /// Knight.
+    #[rustfmt::skip]
+    pub const KNIGHT: Table = [
+        [-50,-40,-30,-30,-30,-30,-40,-50],
+        [-40,-20,  0,  0,  0,  0,-20,-40],
+        [-30,  0, 10, 15, 15, 10,  0,-30],
+        [-30,  5, 15, 20, 20, 15,  5,-30],
+        [-30,  0, 15, 20, 20, 15,  0,-30],
+        [-30,  5, 10, 15, 15, 10,  5,-30],
+        [-40,-20,  0,  5,  5,  0,-20,-40],
+        [-50,-40,-30,-30,-30,-30,-40,-50],
+    ];
+
+    /// Bishop.
+    #[rustfmt::skip]
+    pub const BISHOP: Table = [
+        [-20,-10,-10,-10,-10,-10,-10,-20],
+        [-10,  0,  0,  0,  0,  0,  0,-10],
+        [-10,  0,  5, 10, 10,  5,  0,-10],
+        [-10,  5,  5, 10, 10,  5,  5,-10],
+        [-10,  0, 10, 10, 10, 10,  0,-10],
+        [-10, 10, 10, 10, 10, 10, 10,-10],
+        [-10,  5,  0,  0,  0,  0,  5,-10],
+        [-20,-10,-10,-10,-10,-10,-10,-20],
+    ];
+
+    /// Rook.
+    #[rustfmt::skip]
+    pub const ROOK: Table = [
+        [  0,  0,  0,  0,  0,  0,  0,  0],
+        [  5, 10, 10, 10, 10, 10, 10,  5],
+        [ -5,  0,  0,  0,  0,  0,  0, -5],
+        [ -5,  0,  0,  0,  0,  0,  0, -5],
+        [ -5,  0,  0,  0,  0,  0,  0, -5],
+        [ -5,  0,  0,  0,  0,  0,  0, -5],
+        [ -5,  0,  0,  0,  0,  0,  0, -5],
+        [  0,  0,  0,  5,  5,  0,  0,  0],
+    ];
+
+    /// Queen.
+    #[rustfmt::skip]
+    pub const QUEEN: Table = [
+        [-20,-10,-10, -5, -5,-10,-10,-20],
+        [-10,  0,  0,  0,  0,  0,  0,-10],
+        [-10,  0,  5,  5,  5,  5,  0,-10],
+        [ -5,  0,  5,  5,  5,  5,  0, -5],
+        [  0,  0,  5,  5,  5,  5,  0, -5],
+        [-10,  5,  5,  5,  5,  5,  0,-10],
+        [-10,  0,  5,  0,  0,  0,  0,-10],
+        [-20,-10,-10, -5, -5,-10,-10,-20],
+    ];
+
+    /// King, middlegame.
+    #[rustfmt::skip]
+    pub const KING_MG: Table = [
+        [-30,-40,-40,-50,-50,-40,-40,-30],
+        [-30,-40,-40,-50,-50,-40,-40,-30],
+        [-30,-40,-40,-50,-50,-40,-40,-30],
+        [-30,-40,-40,-50,-50,-40,-40,-30],
+        [-20,-30,-30,-40,-40,-30,-30,-20],
+        [-10,-20,-20,-20,-20,-20,-20,-10],
+        [ 20, 20,  0,  0,  0,  0, 20, 20],
+        [ 20, 30, 10,  0,  0, 10, 30, 20],
+    ];
+
+    /// King, endgame.
+    #[rustfmt::skip]
+    pub const KING_EG: Table = [
+        [-50,-40,-30,-20,-20,-30,-40,-50],
+        [-30,-20,-10,  0,  0,-10,-20,-30],
+        [-30,-10, 20, 30, 30, 20,-10,-30],
+        [-30,-10, 30, 40, 40, 30,-10,-30],
+        [-30,-10, 30, 40, 40, 30,-10,-30],
+        [-30,-10, 20, 30, 30, 20,-10,-30],
+        [-30,-30,  0,  0,  0,  0,-30,-30],
+        [-50,-30,-30,-30,-30,-30,-30,-50],
+    ];
+}
+
+fn provenance(note: &str) -> Provenance {
+    let mut p = Provenance::default();
+    p.extra.insert(
+        "source".to_owned(),
+        serde_json::Value::from(note.to_owned()),
+    );
+    p
+}
+
+fn set_material(w: &mut Weights, values: [i32; 5]) {
+    for (role, v) in ROLES[..5].iter().zip(values) {
+        w.set(Term::Material(*role), v, v);
+    }
+}
+
+fn simplified_weights() -> Weights {
+    let mut w = Weights::zero();
+    set_material(&mut w, [100, 320, 330, 500, 900]);
+    let tables: [(Role, &Table, &Table); 6] = [
+        (Role::Pawn, &sef::PAWN, &sef::PAWN),
+        (Role::Knight, &sef::KNIGHT, &sef::KNIGHT),
+        (Role::Bishop, &sef::BISHOP, &sef::BISHOP),
+        (Role::Rook, &sef::ROOK, &sef::ROOK),
+        (Role::Queen, &sef::QUEEN, &sef::QUEEN),
+        (Role::King, &sef::KING_MG, &sef::KING_EG),
+    ];
+    for (role, mg, eg) in tables {
+        for sq in Square::ALL {
+            w.set(Term::Pst(role, sq), table_at(mg, sq), table_at(eg, sq));
+        }
+    }
+    w
+}
+
+/// The built-in evaluator called `name`, if any.
+pub fn by_name(name: &str) -> Option<Evaluator> {
+    Some(match name {
+        "material" => {
+            let mut w = Weights::zero();
+            set_material(&mut w, [100, 300, 300, 500, 900]);
+            Evaluator::new(name, provenance("built-in: material only"), w)
+        }
+        "simplified" => Evaluator::new(
+            name,
+            provenance("built-in: Simplified Evaluation Function (Tomasz Michniewski)"),
+            simplified_weights(),
+        ),
+        "seed003" => {
+            let mut w = simplified_weights();
+            w.set(Term::StudyMobility, 3, 3);
+            w.set(Term::StudyKingSafety, 10, 10);
+            Evaluator::new(
+                name,
+                provenance(
+                    "built-in: the study's bot (Simplified Evaluation Function + 3 x study \
+                     mobility + 10 x study king safety)",
+                ),
+                w,
+            )
+        }
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_are_white_view_rank8_first() {
+        // White's pawn on d2 is penalised, on d7 rewarded; king on g1 is the safe corner.
+        assert_eq!(table_at(&sef::PAWN, Square::D2), -20);
+        assert_eq!(table_at(&sef::PAWN, Square::D7), 50);
+        assert_eq!(table_at(&sef::KING_MG, Square::G1), 30);
+        assert_eq!(table_at(&sef::KING_EG, Square::E4), 40);
+        assert_eq!(table_at(&sef::QUEEN, Square::A5), -5);
+        assert_eq!(table_at(&sef::QUEEN, Square::A4), 0);
+        assert_eq!(table_at(&sef::QUEEN, Square::A3), -10);
+    }
+
+    #[test]
+    fn seed003_adds_study_terms_to_simplified() {
+        let s = by_name("simplified").unwrap();
+        let d = by_name("seed003").unwrap();
+        assert_eq!(d.weights().get(Term::StudyMobility), (3, 3));
+        assert_eq!(d.weights().get(Term::StudyKingSafety), (10, 10));
+        assert_eq!(s.weights().get(Term::StudyMobility), (0, 0));
+        assert_eq!(d.weights().get(Term::Material(Role::Bishop)), (330, 330));
+        assert!(d.uses_study_mobility() && !s.uses_study_mobility());
+        assert!(by_name("nonsense").is_none());
+    }
+}

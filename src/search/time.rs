@@ -1,0 +1,165 @@
+//! Search limits and time allocation.
+//!
+//! With a clock, the engine first sets aside twice `overhead` (UCI option `Move
+//! Overhead`, process and GUI latency): `avail = time − 2 · overhead`. It aims at
+//! `target = avail / movestogo + ¾ · inc` (`movestogo` 25 when not given, at most 50),
+//! starts no new iteration after half the target (`soft`) and aborts the running
+//! iteration at `hard = min(3 · target, share · avail)`, where `share` is ¾ when this is
+//! the last move before the time control and ½ otherwise. So the clock never drops below
+//! about `2 · overhead + 2 · inc` in a long game, and with `time ≤ 2 · overhead` the
+//! engine answers at once (after at most about a thousand nodes) with a legal move.
+
+use std::time::Duration;
+
+use shakmaty::Move;
+
+/// Clock state of the side to move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Clock {
+    /// Remaining time.
+    pub time: Duration,
+    /// Increment per move.
+    pub inc: Duration,
+    /// Moves until the next time control, if any.
+    pub movestogo: Option<u32>,
+}
+
+/// What bounds a search (UCI `go` parameters).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Maximum depth in plies.
+    pub depth: Option<u32>,
+    /// Maximum nodes.
+    pub nodes: Option<u64>,
+    /// Fixed time for this move.
+    pub movetime: Option<Duration>,
+    /// Stop once a mate in at most this many moves is found.
+    pub mate: Option<u32>,
+    /// Search until told to stop.
+    pub infinite: bool,
+    /// Pondering: no time limit until `ponderhit`.
+    pub ponder: bool,
+    /// Clock of the side to move.
+    pub clock: Option<Clock>,
+    /// Restrict the root to these moves (empty: all legal moves).
+    pub searchmoves: Vec<Move>,
+}
+
+/// Time budget of one search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Budget {
+    /// Do not start a new iteration after this.
+    pub soft: Option<Duration>,
+    /// Abort the search at this point.
+    pub hard: Option<Duration>,
+}
+
+/// The time budget for `limits` with `overhead` reserved for latency.
+pub fn budget(limits: &Limits, overhead: Duration) -> Budget {
+    if limits.infinite {
+        return Budget::default();
+    }
+    if let Some(movetime) = limits.movetime {
+        // Use the whole move time minus latency, but not less than half of it.
+        let hard = movetime.saturating_sub(overhead).max(movetime / 2);
+        return Budget {
+            soft: Some(hard),
+            hard: Some(hard),
+        };
+    }
+    let Some(clock) = limits.clock else {
+        return Budget::default();
+    };
+    let avail = clock.time.saturating_sub(overhead * 2);
+    let mtg = clock.movestogo.filter(|&m| m > 0).map_or(25, |m| m.min(50));
+    let target = avail / mtg + clock.inc * 3 / 4;
+    let share = if mtg == 1 { avail * 3 / 4 } else { avail / 2 };
+    let hard = (target * 3).min(share);
+    Budget {
+        soft: Some((target / 2).min(hard)),
+        hard: Some(hard),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    fn clock(time: u64, inc: u64, movestogo: Option<u32>) -> Limits {
+        Limits {
+            clock: Some(Clock {
+                time: ms(time),
+                inc: ms(inc),
+                movestogo,
+            }),
+            ..Limits::default()
+        }
+    }
+
+    #[test]
+    fn sudden_death_and_increment() {
+        // 60 s, no increment: target 59 960 / 25 = 2398.4 ms.
+        let b = budget(&clock(60_000, 0, None), ms(20));
+        assert_eq!(b.soft, Some(Duration::from_micros(1_199_200)));
+        assert_eq!(b.hard, Some(Duration::from_micros(7_195_200)));
+        // 1 s + 10 ms: target 960/25 + 7.5 = 45.9 ms; hard 137.7 ms < 480 ms.
+        let b = budget(&clock(1000, 10, None), ms(20));
+        assert_eq!(b.hard, Some(Duration::from_micros(137_700)));
+        // 50 ms + 10 ms: avail 10 ms, hard 5 ms.
+        let b = budget(&clock(50, 10, None), ms(20));
+        assert_eq!(b.hard, Some(ms(5)));
+    }
+
+    #[test]
+    fn never_more_than_the_clock_allows() {
+        for time in [0, 1, 5, 19, 20, 21, 50, 100, 1000, 10_000] {
+            for inc in [0, 10, 100, 1000, 5000] {
+                for mtg in [None, Some(1), Some(2), Some(40)] {
+                    let b = budget(&clock(time, inc, mtg), ms(20));
+                    let avail = ms(time).saturating_sub(ms(40));
+                    let hard = b.hard.unwrap();
+                    assert!(hard <= avail * 3 / 4, "{time} {inc} {mtg:?}: {hard:?}");
+                    assert!(b.soft.unwrap() <= hard);
+                }
+            }
+        }
+        // 1 ms left: nothing to think with, the engine moves at once.
+        assert_eq!(
+            budget(&clock(1, 0, None), ms(20)).hard,
+            Some(Duration::ZERO)
+        );
+    }
+
+    #[test]
+    fn movestogo_spreads_time() {
+        let one = budget(&clock(10_000, 0, Some(1)), ms(0));
+        assert_eq!(one.hard, Some(ms(7_500)));
+        let ten = budget(&clock(10_000, 0, Some(10)), ms(0));
+        assert_eq!(ten.hard, Some(ms(3_000)));
+        assert_eq!(ten.soft, Some(ms(500)));
+    }
+
+    #[test]
+    fn movetime_infinite_and_depth() {
+        let l = Limits {
+            movetime: Some(ms(100)),
+            ..Limits::default()
+        };
+        assert_eq!(budget(&l, ms(20)).hard, Some(ms(80)));
+        assert_eq!(budget(&l, ms(90)).hard, Some(ms(50)));
+        let l = Limits {
+            infinite: true,
+            ..clock(1000, 0, None)
+        };
+        assert_eq!(budget(&l, ms(20)), Budget::default());
+        let l = Limits {
+            depth: Some(5),
+            ..Limits::default()
+        };
+        assert_eq!(budget(&l, ms(20)), Budget::default());
+    }
+}

@@ -1,0 +1,236 @@
+//! Transposition table: buckets of four 16-byte entries (one cache line), indexed by the
+//! Zobrist key, sized in MiB.
+//!
+//! Replacement: an entry with the same key is overwritten (keeping its move if the new
+//! result has none); otherwise the first empty slot; otherwise the slot with the lowest
+//! `depth − 8 · age`, where age counts searches since the entry was written. So entries of
+//! old searches go first, then shallow ones.
+
+/// What a stored score means relative to the search window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    /// Exact score (PV node).
+    Exact,
+    /// Score is a lower bound (fail high).
+    Lower,
+    /// Score is an upper bound (fail low).
+    Upper,
+}
+
+/// A probed entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hit {
+    /// Best or refutation move (compact encoding, 0 = none).
+    pub mv: u16,
+    /// Score, mate scores relative to the stored node (see `score_to_tt`).
+    pub score: i32,
+    /// Static evaluation of the side to move (i16::MIN = none).
+    pub eval: i32,
+    /// Remaining depth of the search that stored it.
+    pub depth: i32,
+    /// Bound type.
+    pub bound: Bound,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C)]
+struct Entry {
+    key: u64,
+    mv: u16,
+    score: i16,
+    eval: i16,
+    depth: u8,
+    /// Bits 0-1: bound (0 = empty), bits 2-7: generation.
+    flags: u8,
+}
+
+const BUCKET: usize = 4;
+
+/// The transposition table.
+pub struct TranspositionTable {
+    entries: Vec<Entry>,
+    buckets: usize,
+    generation: u8,
+}
+
+/// Sentinel for "no static evaluation stored".
+pub const NO_EVAL: i32 = i16::MIN as i32;
+
+impl TranspositionTable {
+    /// A table of about `mib` MiB (at least one bucket).
+    ///
+    /// # Panics
+    ///
+    /// If the memory cannot be allocated (use [`TranspositionTable::try_new`] for sizes
+    /// chosen by a user).
+    pub fn new(mib: usize) -> TranspositionTable {
+        TranspositionTable::try_new(mib).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A table of about `mib` MiB, or an error if the memory cannot be allocated.
+    pub fn try_new(mib: usize) -> Result<TranspositionTable, String> {
+        let bytes = mib.max(1).saturating_mul(1024 * 1024);
+        let buckets = (bytes / (BUCKET * std::mem::size_of::<Entry>())).max(1);
+        let mut entries = Vec::new();
+        entries
+            .try_reserve_exact(buckets * BUCKET)
+            .map_err(|e| format!("cannot allocate a {mib} MiB hash table: {e}"))?;
+        entries.resize(buckets * BUCKET, Entry::default());
+        Ok(TranspositionTable {
+            entries,
+            buckets,
+            generation: 0,
+        })
+    }
+
+    /// A one-bucket table for searches that do not use it (quiescence only).
+    pub fn tiny() -> TranspositionTable {
+        TranspositionTable {
+            entries: vec![Entry::default(); BUCKET],
+            buckets: 1,
+            generation: 0,
+        }
+    }
+
+    /// Number of entries.
+    pub fn capacity(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Empties the table.
+    pub fn clear(&mut self) {
+        self.entries.fill(Entry::default());
+        self.generation = 0;
+    }
+
+    /// Starts a new search (ages existing entries).
+    pub fn new_search(&mut self) {
+        self.generation = (self.generation + 1) & 63;
+    }
+
+    #[inline]
+    fn bucket(&self, key: u64) -> usize {
+        // Multiply-shift maps the key uniformly onto the bucket range.
+        ((u128::from(key) * self.buckets as u128) >> 64) as usize * BUCKET
+    }
+
+    /// Looks `key` up.
+    #[inline]
+    pub fn probe(&self, key: u64) -> Option<Hit> {
+        let b = self.bucket(key);
+        self.entries[b..b + BUCKET]
+            .iter()
+            .find(|e| e.key == key && e.flags & 3 != 0)
+            .map(|e| Hit {
+                mv: e.mv,
+                score: i32::from(e.score),
+                eval: i32::from(e.eval),
+                depth: i32::from(e.depth),
+                bound: match e.flags & 3 {
+                    1 => Bound::Exact,
+                    2 => Bound::Lower,
+                    _ => Bound::Upper,
+                },
+            })
+    }
+
+    /// Stores a search result. `score` and `eval` must fit in an i16.
+    #[inline]
+    pub fn store(&mut self, key: u64, mv: u16, score: i32, eval: i32, depth: i32, bound: Bound) {
+        let b = self.bucket(key);
+        let generation = self.generation;
+        let age = |e: &Entry| i32::from((generation.wrapping_sub(e.flags >> 2)) & 63);
+        let bucket = &mut self.entries[b..b + BUCKET];
+        let slot = bucket
+            .iter()
+            .position(|e| e.key == key && e.flags & 3 != 0)
+            .or_else(|| bucket.iter().position(|e| e.flags & 3 == 0))
+            .unwrap_or_else(|| {
+                (0..BUCKET)
+                    .min_by_key(|&i| i32::from(bucket[i].depth) - 8 * age(&bucket[i]))
+                    .unwrap_or(0)
+            });
+        let e = &mut bucket[slot];
+        let keep_move = e.key == key && mv == 0;
+        e.mv = if keep_move { e.mv } else { mv };
+        e.key = key;
+        e.score = score.clamp(i16::MIN as i32 + 1, i16::MAX as i32) as i16;
+        e.eval = eval.clamp(i16::MIN as i32, i16::MAX as i32) as i16;
+        e.depth = depth.clamp(0, 255) as u8;
+        let bound_bits = match bound {
+            Bound::Exact => 1,
+            Bound::Lower => 2,
+            Bound::Upper => 3,
+        };
+        e.flags = bound_bits | (generation << 2);
+    }
+
+    /// Permille of the first 1000 entries written in the current search (UCI `hashfull`).
+    pub fn hashfull(&self) -> u32 {
+        let n = self.entries.len().min(1000);
+        let used = self.entries[..n]
+            .iter()
+            .filter(|e| e.flags & 3 != 0 && e.flags >> 2 == self.generation)
+            .count();
+        (used * 1000 / n) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_is_16_bytes_and_size_follows_mib() {
+        assert_eq!(std::mem::size_of::<Entry>(), 16);
+        assert_eq!(TranspositionTable::new(1).capacity(), 65536);
+        assert_eq!(TranspositionTable::new(16).capacity(), 16 * 65536);
+    }
+
+    #[test]
+    fn store_probe_and_keep_move() {
+        let mut tt = TranspositionTable::new(1);
+        assert_eq!(tt.probe(42), None);
+        tt.store(42, 777, -35, 12, 7, Bound::Lower);
+        let hit = tt.probe(42).unwrap();
+        assert_eq!(
+            (hit.mv, hit.score, hit.eval, hit.depth, hit.bound),
+            (777, -35, 12, 7, Bound::Lower)
+        );
+        // A result without a move keeps the old move.
+        tt.store(42, 0, 10, 12, 8, Bound::Upper);
+        assert_eq!(tt.probe(42).unwrap().mv, 777);
+        assert_eq!(tt.probe(42).unwrap().bound, Bound::Upper);
+        assert_eq!(tt.probe(43), None);
+    }
+
+    #[test]
+    fn replacement_prefers_old_and_shallow() {
+        let mut tt = TranspositionTable::new(1);
+        // Keys that land in bucket 0: the top bits are zero.
+        let keys: Vec<u64> = (1..=6).collect();
+        for (i, &k) in keys[..4].iter().enumerate() {
+            tt.store(k, 1, 0, 0, 10 + i as i32, Bound::Exact);
+        }
+        // Bucket full: the shallowest (key 1, depth 10) is replaced.
+        tt.store(keys[4], 1, 0, 0, 1, Bound::Exact);
+        assert!(tt.probe(1).is_none());
+        assert!(tt.probe(keys[4]).is_some());
+        // After many searches, old deep entries lose against a fresh shallow one.
+        for _ in 0..3 {
+            tt.new_search();
+        }
+        tt.store(keys[5], 1, 0, 0, 0, Bound::Exact);
+        assert!(tt.probe(keys[5]).is_some());
+        assert_eq!(
+            keys[1..5]
+                .iter()
+                .filter(|&&k| tt.probe(k).is_some())
+                .count(),
+            3
+        );
+        assert_eq!(tt.hashfull(), 1); // 1 fresh entry among the first 1000 slots
+        tt.clear();
+        assert!(tt.probe(keys[5]).is_none());
+    }
+}

@@ -1,0 +1,51 @@
+//! `chessgraph report` on a real fixture: the numbers it prints are the database's.
+
+use crate::cgtest;
+use crate::util::fixture;
+
+cgtest!(report_shows_data_and_fits_from_the_database, |dir| {
+    let missing = dir.run(&["report"]);
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no database"));
+
+    dir.ok(&["import", &fixture("positions-2000.csv")]);
+    dir.ok(&["analyze"]);
+    let md = dir.ok(&["report"]);
+    let positions = dir.int("SELECT count(*) FROM positions");
+    let group = |n: i64| {
+        let s = n.to_string();
+        if s.len() > 3 {
+            format!("{},{}", &s[..s.len() - 3], &s[s.len() - 3..])
+        } else {
+            s
+        }
+    };
+    assert!(
+        md.contains(&format!("{} positions", group(positions))),
+        "{md}"
+    );
+    assert!(!md.contains("## Fits"), "no fit stored yet:\n{md}");
+
+    // A stored fit appears with its coefficients, as stored.
+    dir.ok(&["fit", "linear", "--where", "1", "--material"]);
+    let estimate: String = dir
+        .sql()
+        .query_row("SELECT coefficients FROM fits", [], |r| r.get(0))
+        .unwrap();
+    let coefs: serde_json::Value = serde_json::from_str(&estimate).unwrap();
+    let out = dir.path().join("report.md");
+    dir.ok(&["report", "--out", out.to_str().unwrap(), "--heatmaps", "hm"]);
+    let md = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        md.contains("## Fits") && md.contains("linear on `eval_cp`"),
+        "{md}"
+    );
+    for c in coefs.as_array().unwrap() {
+        let name = c["name"].as_str().unwrap();
+        assert!(
+            md.contains(&format!("| {name} | ")),
+            "{name} missing:\n{md}"
+        );
+    }
+    assert!(md.contains("![heatmaps](hm/grid.png)"), "{md}");
+});
