@@ -1,5 +1,6 @@
 //! Goodness-of-fit measures: R² and RMSE for regressions; log-loss, accuracy and AUC for
-//! probabilities of a binary outcome.
+//! probabilities of a binary outcome; Kendall's τ-b, Pearson's r and the Texel loss for
+//! comparing an evaluator with reference evaluations.
 
 /// Coefficient of determination, `1 - RSS/TSS` (TSS around the mean of `y`); NaN when `y`
 /// is empty or constant.
@@ -91,6 +92,140 @@ pub fn auc(y: &[bool], p: &[f64]) -> f64 {
     u / (n_pos as f64 * n_neg as f64)
 }
 
+/// Kendall's rank correlation τ-b of `x` and `y` (ties corrected, as scipy's `kendalltau`),
+/// in O(n log n) by Knight's algorithm; NaN when fewer than two pairs or either side is
+/// constant.
+pub fn kendall_tau_b(x: &[f64], y: &[f64]) -> f64 {
+    assert_eq!(x.len(), y.len());
+    let n = x.len();
+    if n < 2 {
+        return f64::NAN;
+    }
+    let pairs = |t: u64| t * (t.saturating_sub(1)) / 2;
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| x[a].total_cmp(&x[b]).then(y[a].total_cmp(&y[b])));
+    // Ties in x, and joint ties in (x, y), from the sort by (x, y).
+    let (mut tied_x, mut tied_xy) = (0u64, 0u64);
+    let (mut run_x, mut run_xy) = (1u64, 1u64);
+    for w in order.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        if x[a] == x[b] {
+            run_x += 1;
+            if y[a] == y[b] {
+                run_xy += 1;
+            } else {
+                tied_xy += pairs(run_xy);
+                run_xy = 1;
+            }
+        } else {
+            tied_x += pairs(run_x);
+            tied_xy += pairs(run_xy);
+            run_x = 1;
+            run_xy = 1;
+        }
+    }
+    tied_x += pairs(run_x);
+    tied_xy += pairs(run_xy);
+    // Discordant pairs are the exchanges a stable merge sort by y makes.
+    let mut ys: Vec<f64> = order.iter().map(|&i| y[i]).collect();
+    let mut buf = ys.clone();
+    let swaps = merge_count(&mut ys, &mut buf);
+    let mut tied_y = 0u64;
+    let mut run_y = 1u64;
+    for w in ys.windows(2) {
+        if w[0] == w[1] {
+            run_y += 1;
+        } else {
+            tied_y += pairs(run_y);
+            run_y = 1;
+        }
+    }
+    tied_y += pairs(run_y);
+    let n0 = pairs(n as u64);
+    let numerator =
+        n0 as f64 - tied_x as f64 - tied_y as f64 + tied_xy as f64 - 2.0 * swaps as f64;
+    let denominator = ((n0 - tied_x) as f64 * (n0 - tied_y) as f64).sqrt();
+    if denominator == 0.0 {
+        f64::NAN
+    } else {
+        numerator / denominator
+    }
+}
+
+/// Sorts `v` ascending (stable merge sort) and returns how many pairs were out of order.
+fn merge_count(v: &mut [f64], buf: &mut [f64]) -> u64 {
+    let n = v.len();
+    if n < 2 {
+        return 0;
+    }
+    let mid = n / 2;
+    let mut swaps = {
+        let (lv, rv) = v.split_at_mut(mid);
+        let (lb, rb) = buf.split_at_mut(mid);
+        merge_count(lv, lb) + merge_count(rv, rb)
+    };
+    let (mut i, mut j, mut k) = (0, mid, 0);
+    while i < mid && j < n {
+        if v[j] < v[i] {
+            buf[k] = v[j];
+            swaps += (mid - i) as u64;
+            j += 1;
+        } else {
+            buf[k] = v[i];
+            i += 1;
+        }
+        k += 1;
+    }
+    buf[k..k + mid - i].copy_from_slice(&v[i..mid]);
+    k += mid - i;
+    buf[k..k + n - j].copy_from_slice(&v[j..n]);
+    v.copy_from_slice(&buf[..n]);
+    swaps
+}
+
+/// Pearson's correlation coefficient; NaN when fewer than two values or either side is
+/// constant.
+pub fn pearson(x: &[f64], y: &[f64]) -> f64 {
+    assert_eq!(x.len(), y.len());
+    let n = x.len() as f64;
+    if x.len() < 2 {
+        return f64::NAN;
+    }
+    let mx = x.iter().sum::<f64>() / n;
+    let my = y.iter().sum::<f64>() / n;
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (a, b) in x.iter().zip(y) {
+        sxy += (a - mx) * (b - my);
+        sxx += (a - mx).powi(2);
+        syy += (b - my).powi(2);
+    }
+    if sxx == 0.0 || syy == 0.0 {
+        f64::NAN
+    } else {
+        sxy / (sxx * syy).sqrt()
+    }
+}
+
+/// The logistic function `1 / (1 + e^-x)`.
+#[inline]
+pub fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// Texel's loss: the mean of `(σ(K·eval) − σ(K·label))²`, both in centipawns.
+pub fn texel_loss(k: f64, eval: &[f64], label: &[f64]) -> f64 {
+    assert_eq!(eval.len(), label.len());
+    if eval.is_empty() {
+        return f64::NAN;
+    }
+    let total: f64 = eval
+        .iter()
+        .zip(label)
+        .map(|(&e, &l)| (sigmoid(k * e) - sigmoid(k * l)).powi(2))
+        .sum();
+    total / eval.len() as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,5 +280,72 @@ mod tests {
         // All scores equal: 0.5.
         assert!(close(auc(&[true, false, true], &[0.3, 0.3, 0.3]), 0.5));
         assert!(auc(&[true, true], &[0.1, 0.2]).is_nan());
+    }
+
+    /// Kendall's τ-b by its definition, over all pairs.
+    fn tau_b_brute(x: &[f64], y: &[f64]) -> f64 {
+        let (mut c, mut d, mut tx, mut ty) = (0i64, 0i64, 0i64, 0i64);
+        for i in 0..x.len() {
+            for j in i + 1..x.len() {
+                let (dx, dy) = (x[i] - x[j], y[i] - y[j]);
+                if dx == 0.0 && dy == 0.0 {
+                } else if dx == 0.0 {
+                    tx += 1;
+                } else if dy == 0.0 {
+                    ty += 1;
+                } else if (dx > 0.0) == (dy > 0.0) {
+                    c += 1;
+                } else {
+                    d += 1;
+                }
+            }
+        }
+        (c - d) as f64 / (((c + d + tx) * (c + d + ty)) as f64).sqrt()
+    }
+
+    #[test]
+    fn kendall_by_hand() {
+        // x = 1 2 3 4, y = 1 3 2 4: 5 concordant, 1 discordant, no ties: (5 - 1) / 6.
+        assert!(close(
+            kendall_tau_b(&[1.0, 2.0, 3.0, 4.0], &[1.0, 3.0, 2.0, 4.0]),
+            4.0 / 6.0
+        ));
+        // With ties (scipy.stats.kendalltau([1,1,2,3],[1,2,2,3]) = 0.8).
+        assert!(close(
+            kendall_tau_b(&[1.0, 1.0, 2.0, 3.0], &[1.0, 2.0, 2.0, 3.0]),
+            0.8
+        ));
+        assert!(close(kendall_tau_b(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]), -1.0));
+        assert!(kendall_tau_b(&[1.0, 1.0], &[1.0, 2.0]).is_nan());
+        assert!(kendall_tau_b(&[1.0], &[1.0]).is_nan());
+    }
+
+    #[test]
+    fn kendall_matches_brute_force_with_many_ties() {
+        let mut s = 7u64;
+        let mut next = |m: u64| {
+            s = s.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            ((s >> 33) % m) as f64
+        };
+        for n in [2, 3, 10, 57, 300] {
+            let x: Vec<f64> = (0..n).map(|_| next(7)).collect();
+            let y: Vec<f64> = x.iter().map(|v| v + next(5)).collect();
+            let (fast, slow) = (kendall_tau_b(&x, &y), tau_b_brute(&x, &y));
+            assert!(
+                (fast - slow).abs() < 1e-12 || (fast.is_nan() && slow.is_nan()),
+                "n {n}: {fast} vs {slow}"
+            );
+        }
+    }
+
+    #[test]
+    fn pearson_and_texel_by_hand() {
+        // x = 1 2 3, y = 2 4 7: sxy = 5, sxx = 2, syy = 12.6667: r = 5 / sqrt(25.3333).
+        let r = pearson(&[1.0, 2.0, 3.0], &[2.0, 4.0, 7.0]);
+        assert!(close(r, 5.0 / (2.0f64 * 38.0 / 3.0).sqrt()), "{r}");
+        assert!(pearson(&[1.0, 1.0], &[1.0, 2.0]).is_nan());
+        // σ(0) = .5 and σ(K·100) with K = ln(3)/100 is .75: loss (.25² + 0) / 2.
+        let k = 3f64.ln() / 100.0;
+        assert!(close(texel_loss(k, &[0.0, 50.0], &[100.0, 50.0]), 0.0625 / 2.0));
     }
 }
