@@ -36,6 +36,8 @@ enum Command {
     Bench(cli::bench::Args),
     /// Fit evaluation weights (linear on eval_cp, logistic on result or sign) on the train split; stores the fit.
     Fit(cli::fit::Args),
+    /// Texel-tune the tapered evaluator (material, PSTs, mobility, king safety, pawns) on the stored positions.
+    Tune(cli::tune::Args),
     /// Average evaluation per piece and square: one PNG board per piece, a 3 × 4 grid and a CSV.
     Heatmap(cli::heatmap::Args),
     /// Write a Markdown report of the database: data, features, fits, evaluators, puzzles, matches, benchmarks.
@@ -52,6 +54,7 @@ fn main() -> ExitCode {
         Command::Engine(args) => cli::engine::run(&cli.db, args),
         Command::Bench(args) => cli::bench::run(&cli.db, args),
         Command::Fit(args) => cli::fit::run(&cli.db, args),
+        Command::Tune(args) => cli::tune::run(&cli.db, args),
         Command::Heatmap(args) => cli::heatmap::run(&cli.db, args),
         Command::Report(args) => cli::report::run(&cli.db, args),
     };

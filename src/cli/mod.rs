@@ -9,3 +9,4 @@ pub mod import;
 pub mod report;
 pub mod solve;
 pub mod stats;
+pub mod tune;

@@ -2,6 +2,7 @@
 //! reads and writes the rest of the pipeline needs.
 
 pub mod analyze;
+pub mod evaluators;
 pub mod import;
 pub mod runs;
 pub mod stats;
@@ -16,8 +17,8 @@ use crate::{Error, Result};
 const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0001_init.sql"),
     include_str!("../../migrations/0002_fits.sql"),
-    // 0003 is reserved for the evaluators table (branch tune).
-    include_str!("../../migrations/0004_runs.sql"),
+    include_str!("../../migrations/0003_runs.sql"),
+    include_str!("../../migrations/0004_evaluators.sql"),
 ];
 
 /// Opens (creating if needed) the database at `path` and brings its schema up to date.

@@ -1,5 +1,6 @@
 //! The small dense algebra the fits need beyond the solvers: the inverse of a (k+1)×(k+1)
-//! symmetric positive definite matrix such as XᵀX, for standard errors.
+//! symmetric positive definite matrix such as XᵀX, for standard errors, and the Cholesky
+//! factorization that solves the tuner's normal equations.
 
 use ndarray::Array2;
 
@@ -57,6 +58,51 @@ pub fn spd_inverse(a: &Array2<f64>) -> Option<Array2<f64>> {
     }))
 }
 
+/// The Cholesky factor `L` (row-major, lower triangle) of a symmetric positive definite
+/// `n × n` matrix given by its lower triangle (row-major; the upper triangle is not read).
+/// `None` when a pivot is not positive (the matrix is not positive definite).
+pub fn cholesky(a: &[f64], n: usize) -> Option<Vec<f64>> {
+    assert_eq!(a.len(), n * n);
+    let mut l = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..=i {
+            let (ri, rj) = (&l[i * n..i * n + j], &l[j * n..j * n + j]);
+            let dot: f64 = ri.iter().zip(rj).map(|(x, y)| x * y).sum();
+            let v = a[i * n + j] - dot;
+            if i == j {
+                if v.is_nan() || v <= 0.0 {
+                    return None;
+                }
+                l[i * n + i] = v.sqrt();
+            } else {
+                l[i * n + j] = v / l[j * n + j];
+            }
+        }
+    }
+    Some(l)
+}
+
+/// Solves `L Lᵀ x = b` for the factor of [`cholesky`].
+pub fn cholesky_solve(l: &[f64], n: usize, b: &[f64]) -> Vec<f64> {
+    assert_eq!(b.len(), n);
+    // L y = b.
+    let mut y = vec![0.0; n];
+    for i in 0..n {
+        let dot: f64 = l[i * n..i * n + i].iter().zip(&y).map(|(a, b)| a * b).sum();
+        y[i] = (b[i] - dot) / l[i * n + i];
+    }
+    // Lᵀ x = y.
+    let mut x = y;
+    for i in (0..n).rev() {
+        x[i] /= l[i * n + i];
+        let xi = x[i];
+        for k in 0..i {
+            x[k] -= l[i * n + k] * xi;
+        }
+    }
+    x
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,5 +131,26 @@ mod tests {
         assert!(spd_inverse(&array![[1.0, 2.0], [2.0, 4.0]]).is_none());
         // A zero column (a feature that is always 0).
         assert!(spd_inverse(&array![[3.0, 0.0], [0.0, 0.0]]).is_none());
+    }
+
+    #[test]
+    fn cholesky_solves_by_hand() {
+        // [[4, 2], [2, 3]] x = [2, 1]: x = [0.5, 0].
+        let a = [4.0, 0.0, 2.0, 3.0]; // lower triangle; the upper entry is not read
+        let l = cholesky(&a, 2).unwrap();
+        assert_eq!(l, vec![2.0, 0.0, 1.0, 2f64.sqrt()]);
+        let x = cholesky_solve(&l, 2, &[2.0, 1.0]);
+        assert!((x[0] - 0.5).abs() < 1e-12 && x[1].abs() < 1e-12, "{x:?}");
+        // A 3 × 3 system checked by multiplying back.
+        let a = [6.0, 0.0, 0.0, 2.0, 5.0, 0.0, 1.0, -1.0, 4.0];
+        let full = |i: usize, j: usize| if j <= i { a[i * 3 + j] } else { a[j * 3 + i] };
+        let l = cholesky(&a, 3).unwrap();
+        let b = [1.0, -2.0, 3.0];
+        let x = cholesky_solve(&l, 3, &b);
+        for i in 0..3 {
+            let got: f64 = (0..3).map(|j| full(i, j) * x[j]).sum();
+            assert!((got - b[i]).abs() < 1e-12);
+        }
+        assert!(cholesky(&[1.0, 0.0, 2.0, 1.0], 2).is_none());
     }
 }

@@ -1,4 +1,4 @@
--- chessgraph schema, version 4: recorded benchmark runs (puzzles, matches, engine bench,
+-- chessgraph schema, version 3: recorded benchmark runs (puzzles, matches, engine bench,
 -- evaluator comparisons) so `chessgraph report` can show them next to the data and fits.
 
 CREATE TABLE runs (

@@ -1,0 +1,197 @@
+//! `chessgraph tune`: Texel-tune the tapered evaluator on the stored positions, store it
+//! and optionally write it as an evaluator file.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context;
+use chessgraph::db::{self, evaluators};
+use chessgraph::fit::split::Part;
+use chessgraph::fit::tune::{self, Options, TuneTarget};
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// Arguments of `chessgraph tune`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Write the tuned evaluator to this file (JSON; `chessgraph export` can write it later too).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Name of the tuned evaluator in the database [default: tuned-N].
+    #[arg(long)]
+    name: Option<String>,
+    /// What to fit: `eval` (the Stockfish labels) or `result` (game results, PGN positions only).
+    #[arg(long, value_enum, default_value_t = TargetArg::Eval)]
+    target: TargetArg,
+    /// Starting weights and ridge centre: a built-in name, a file or a stored evaluator.
+    #[arg(long, default_value = "simplified", value_name = "EVALUATOR")]
+    start: String,
+    /// Also tune the study's mobility and king-safety terms (legal-move counts: slow in the engine).
+    #[arg(long)]
+    study_terms: bool,
+    /// K of σ(K·cp) instead of fitting it to the game results.
+    #[arg(long, value_name = "K")]
+    k: Option<f64>,
+    /// Result weights λ to try, comma-separated (0 = labels only, 1 = results only).
+    #[arg(long, value_delimiter = ',', value_name = "L,..")]
+    lambdas: Option<Vec<f64>>,
+    /// Relative ridge strengths α to try, comma-separated.
+    #[arg(long, value_delimiter = ',', value_name = "A,..")]
+    alphas: Option<Vec<f64>>,
+    /// Most Gauss–Newton steps.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    max_steps: usize,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Copy, Clone, clap::ValueEnum)]
+enum TargetArg {
+    /// The Stockfish evaluations (mates as ±2500 cp).
+    Eval,
+    /// The game results.
+    Result,
+}
+
+/// Runs `chessgraph tune`.
+pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
+    if !db_path.exists() {
+        anyhow::bail!(
+            "no database at {} (run `chessgraph import FILE` first)",
+            db_path.display()
+        );
+    }
+    anyhow::ensure!(args.max_steps >= 1, "--max-steps must be at least 1");
+    let start_eval = evaluators::resolve(db_path, &args.start)
+        .with_context(|| format!("--start {}", args.start))?;
+    let conn =
+        db::open(db_path).with_context(|| format!("cannot open database {}", db_path.display()))?;
+    let name = match args.name {
+        Some(n) if n.trim().is_empty() => anyhow::bail!("--name must not be empty"),
+        Some(n) => n,
+        None => evaluators::next_name(&conn)?,
+    };
+    let mut opts = Options::new(name, db_path.display().to_string());
+    opts.target = match args.target {
+        TargetArg::Eval => TuneTarget::Eval,
+        TargetArg::Result => TuneTarget::Result,
+    };
+    opts.start = start_eval;
+    opts.study_terms = args.study_terms;
+    opts.k = args.k;
+    opts.max_steps = args.max_steps;
+    if let Some(l) = args.lambdas {
+        opts.lambdas = l;
+    }
+    if let Some(a) = args.alphas {
+        anyhow::ensure!(
+            a.iter().all(|v| *v > 0.0 && v.is_finite()),
+            "--alphas must be positive numbers"
+        );
+        opts.alphas = a;
+    }
+
+    let mut out = std::io::stdout().lock();
+    let load_start = Instant::now();
+    let set = tune::load(&conn).context("reading positions")?;
+    anyhow::ensure!(
+        !set.is_empty(),
+        "the database {} has no positions (run `chessgraph import FILE` first)",
+        db_path.display()
+    );
+    writeln!(
+        out,
+        "{} positions ({} train, {} valid, {} test) read and expanded to terms in {:.2} s",
+        set.len(),
+        set.count(Part::Train),
+        set.count(Part::Valid),
+        set.count(Part::Test),
+        load_start.elapsed().as_secs_f64()
+    )?;
+
+    let bar = if args.quiet || !std::io::stderr().is_terminal() {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::new(opts.max_steps as u64);
+        b.set_style(
+            ProgressStyle::with_template("step {pos}/{len} {wide_msg}")
+                .expect("valid template"),
+        );
+        b
+    };
+    let mut step_lines = Vec::new();
+    let tuned = tune::tune(&set, &opts, &mut |s| {
+        let line = format!(
+            "step {:>2}: train loss {:.6}, valid loss {:.6} (α {:.0e}, λ {:.2}), {:.0} positions/s",
+            s.step, s.train_loss, s.valid_loss, s.alpha, s.lambda, s.positions_per_sec
+        );
+        bar.set_message(line.clone());
+        bar.inc(1);
+        step_lines.push(line);
+    })
+    .context("tune")?;
+    bar.finish_and_clear();
+    if tuned.k_positions > 0 {
+        writeln!(
+            out,
+            "K = {:.6} per cp, fitted on {} training positions with a label and a game result",
+            tuned.k, tuned.k_positions
+        )?;
+    } else {
+        writeln!(out, "K = {:.6} per cp (given or default; too few game results to fit it)", tuned.k)?;
+    }
+    for l in &step_lines {
+        writeln!(out, "{l}")?;
+    }
+    writeln!(
+        out,
+        "chosen on the validation part: α = {:.0e} (relative ridge toward {}), λ = {:.2} (weight of game results)",
+        tuned.alpha,
+        opts.start.name(),
+        tuned.lambda
+    )?;
+    writeln!(
+        out,
+        "\n{:<6} {:>8} {:>10} {:>10} {:>8} {:>8}",
+        "part", "n", "loss", "start", "τ", "start τ"
+    )?;
+    for (name, m) in [("train", &tuned.train), ("valid", &tuned.valid), ("test", &tuned.test)] {
+        writeln!(
+            out,
+            "{name:<6} {:>8} {:>10.6} {:>10.6} {:>8.4} {:>8.4}",
+            m.n, m.loss, m.start_loss, m.tau, m.start_tau
+        )?;
+    }
+    writeln!(
+        out,
+        "loss: Texel loss against the {} with the rounded weights; τ: Kendall τ-b of the static \
+         evaluation against centipawn labels; start: {}",
+        match opts.target {
+            TuneTarget::Eval => "labels",
+            TuneTarget::Result => "game results",
+        },
+        opts.start.name()
+    )?;
+    let id = evaluators::store(
+        &conn,
+        &tuned.evaluator,
+        tuned.valid.loss,
+        tuned.test.loss,
+        tuned.test.tau,
+    )?;
+    writeln!(
+        out,
+        "\nstored as evaluator #{id} {:?}; tuning took {:.2} s",
+        tuned.evaluator.name(),
+        tuned.elapsed.as_secs_f64()
+    )?;
+    if let Some(path) = args.out {
+        tuned
+            .evaluator
+            .save(&path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        writeln!(out, "wrote {}", path.display())?;
+    }
+    Ok(())
+}

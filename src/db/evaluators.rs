@@ -1,0 +1,138 @@
+//! The `evaluators` table: evaluators made by `chessgraph tune`, stored as their files.
+
+use std::path::Path;
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::eval::{Evaluator, file};
+use crate::{Error, Result};
+
+/// A stored evaluator's summary.
+#[derive(Clone, Debug)]
+pub struct Stored {
+    /// Row id.
+    pub id: i64,
+    /// Unique name.
+    pub name: String,
+    /// Texel loss on the validation part.
+    pub valid_loss: Option<f64>,
+    /// Texel loss on the test part.
+    pub test_loss: Option<f64>,
+    /// Kendall τ-b (static) on the test part.
+    pub test_tau: Option<f64>,
+    /// When it was stored (UTC).
+    pub created_at: String,
+}
+
+/// Stores `evaluator` (replacing one of the same name) with its measures; returns its id.
+pub fn store(
+    conn: &Connection,
+    evaluator: &Evaluator,
+    valid_loss: f64,
+    test_loss: f64,
+    test_tau: f64,
+) -> Result<i64> {
+    let finite = |v: f64| v.is_finite().then_some(v);
+    conn.execute(
+        "INSERT INTO evaluators (name, json, valid_loss, test_loss, test_tau, created_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) \
+         ON CONFLICT(name) DO UPDATE SET json = excluded.json, valid_loss = excluded.valid_loss, \
+           test_loss = excluded.test_loss, test_tau = excluded.test_tau, \
+           created_at = excluded.created_at",
+        params![
+            evaluator.name(),
+            file::to_string(evaluator),
+            finite(valid_loss),
+            finite(test_loss),
+            finite(test_tau)
+        ],
+    )?;
+    Ok(conn.query_row(
+        "SELECT id FROM evaluators WHERE name = ?1",
+        [evaluator.name()],
+        |r| r.get(0),
+    )?)
+}
+
+/// A name not yet taken: `tuned-N` with N one more than the largest id.
+pub fn next_name(conn: &Connection) -> Result<String> {
+    let max: i64 = conn.query_row("SELECT coalesce(max(id), 0) FROM evaluators", [], |r| {
+        r.get(0)
+    })?;
+    Ok(format!("tuned-{}", max + 1))
+}
+
+/// The stored evaluator named `name` (or with id `name` when it is a number).
+pub fn load(conn: &Connection, name: &str) -> Result<Option<Evaluator>> {
+    let json: Option<String> = conn
+        .query_row(
+            "SELECT json FROM evaluators WHERE name = ?1 OR (?2 IS NOT NULL AND id = ?2)",
+            params![name, name.parse::<i64>().ok()],
+            |r| r.get(0),
+        )
+        .optional()?;
+    json.map(|text| file::parse(&text, Path::new(&format!("evaluators:{name}"))))
+        .transpose()
+}
+
+/// Every stored evaluator, oldest first.
+pub fn list(conn: &Connection) -> Result<Vec<Stored>> {
+    let mut stmt = conn.prepare(
+        "SELECT id, name, valid_loss, test_loss, test_tau, created_at FROM evaluators ORDER BY id",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok(Stored {
+            id: r.get(0)?,
+            name: r.get(1)?,
+            valid_loss: r.get(2)?,
+            test_loss: r.get(3)?,
+            test_tau: r.get(4)?,
+            created_at: r.get(5)?,
+        })
+    })?;
+    rows.collect::<std::result::Result<_, _>>().map_err(Error::from)
+}
+
+/// Resolves an evaluator argument: a built-in name, then an evaluator file, then (when the
+/// database at `db` exists) an evaluator stored by `tune` under that name or id.
+pub fn resolve(db: &Path, arg: &str) -> Result<Evaluator> {
+    if let Some(e) = Evaluator::builtin(arg) {
+        return Ok(e);
+    }
+    if Path::new(arg).exists() {
+        return Evaluator::load(Path::new(arg));
+    }
+    if db.exists() {
+        let conn = crate::db::open(db)?;
+        if let Some(e) = load(&conn, arg)? {
+            return Ok(e);
+        }
+    }
+    Err(Error::Invalid(format!(
+        "unknown evaluator {arg:?}: not a built-in ({}), not a file, and not stored in {}",
+        crate::eval::BUILTIN_NAMES.join(", "),
+        db.display()
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn store_load_replace() {
+        let conn = crate::db::open_in_memory().unwrap();
+        assert_eq!(next_name(&conn).unwrap(), "tuned-1");
+        let e = Evaluator::builtin("seed003").unwrap();
+        let id = store(&conn, &e, 0.1, 0.2, f64::NAN).unwrap();
+        assert_eq!(load(&conn, "seed003").unwrap().unwrap(), e);
+        assert_eq!(load(&conn, &id.to_string()).unwrap().unwrap(), e);
+        assert!(load(&conn, "nope").unwrap().is_none());
+        // Same name replaces, keeping one row.
+        store(&conn, &e, 0.3, 0.4, 0.5).unwrap();
+        let all = list(&conn).unwrap();
+        assert_eq!(all.len(), 1);
+        assert_eq!(all[0].valid_loss, Some(0.3));
+        assert_eq!(next_name(&conn).unwrap(), "tuned-2");
+    }
+}

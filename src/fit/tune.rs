@@ -1,0 +1,718 @@
+//! Texel tuning of the tapered evaluator ([`crate::eval`]) on the stored positions.
+//!
+//! The evaluator is linear in its weights: with `c_i` the coefficient of term `i` in a
+//! position and `p` its phase (0..=24),
+//!
+//! ```text
+//! eval = Σ_i c_i · (mg_i · p + eg_i · (24 − p)) / 24
+//! ```
+//!
+//! The loss is Texel's: the mean over positions of `(σ(K·eval) − t)²`, where the target
+//! `t = λ·result + (1 − λ)·σ(K·label)` blends the game result (1, ½, 0 for White; where
+//! the position came from a game) and the Stockfish label in centipawns. `K` turns
+//! centipawns into an expected score: it is fitted once, before tuning, so that
+//! `σ(K·label)` predicts the game results of the training positions best (least squares),
+//! and printed. Mate labels count as ±[`MATE_LABEL_CP`] and centipawn labels are clamped
+//! to that range; beyond it σ is within 0.1 % of 0 or 1 at the usual K, so a +4000 position
+//! pulls no harder than a +2000 one.
+//!
+//! Because the model is linear in the weights, the minimum is found by Gauss–Newton
+//! steps, each an exact ridge-regularised normal-equations solve
+//! (`(JᵀJ/n + αI) δ = −(Jᵀr/n + α(w − w₀))`, Cholesky), instead of thousands of gradient
+//! epochs; a handful of steps converge. The ridge pulls toward the starting weights `w₀`
+//! (the Simplified Evaluation Function), so squares a piece never stands on keep their
+//! textbook values. The ridge strength α (relative to the mean diagonal of JᵀJ/n) and the
+//! blend λ are chosen on the validation part: every step is solved for every (α, λ) on the
+//! grid and the step with the lowest validation loss is taken — the loss against the
+//! labels (`--target eval`) or against the results (`--target result`). Iterations stop
+//! when the validation loss improves by less than a relative 1e-6.
+//!
+//! The reported losses are computed with the rounded (integer) weights through
+//! [`Evaluator::evaluate_terms`], the very function the engine's evaluation equals, so the
+//! numbers describe the exported evaluator exactly.
+
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use rusqlite::Connection;
+use shakmaty::Chess;
+
+use super::linalg::{cholesky, cholesky_solve};
+use super::metrics::{kendall_tau_b, sigmoid};
+use super::split::{self, Part};
+use crate::data::{GameResult, parse_position};
+use crate::eval::layout::{STUDY_KING_SAFETY, STUDY_MOBILITY};
+use crate::eval::{
+    Evaluator, MAX_PHASE, Provenance, TERM_COUNT, TermList, Weights, terms as term_list,
+};
+use crate::{Error, Result};
+
+/// Mate labels count as this many centipawns (signed); centipawn labels are clamped to it.
+pub const MATE_LABEL_CP: f64 = 2500.0;
+
+/// K used when the database has too few positions with both a label and a game result.
+pub const DEFAULT_K: f64 = std::f64::consts::LN_10 / 400.0;
+
+/// Fewest positions with a label and a result for K to be fitted rather than defaulted.
+const MIN_K_POSITIONS: usize = 200;
+
+/// Number of weights: a middlegame and an endgame weight per term.
+const PARAMS: usize = 2 * TERM_COUNT;
+
+/// What the tuner fits.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TuneTarget {
+    /// The Stockfish labels (`eval_cp`, mates mapped); validation loss against them.
+    Eval,
+    /// The game results; validation loss against them (positions with a result only).
+    Result,
+}
+
+impl TuneTarget {
+    /// Name used in output and provenance.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TuneTarget::Eval => "eval",
+            TuneTarget::Result => "result",
+        }
+    }
+}
+
+/// Tuning options.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// What the validation loss measures (and which positions take part).
+    pub target: TuneTarget,
+    /// Starting weights, also the ridge's centre.
+    pub start: Evaluator,
+    /// Also tune the study's mobility and king-safety terms (legal-move counting: slow in
+    /// the engine); otherwise they keep their starting weights.
+    pub study_terms: bool,
+    /// Ridge strengths to try, relative to the mean diagonal of JᵀJ/n.
+    pub alphas: Vec<f64>,
+    /// Weights of the game result in the target to try (0 = labels only, 1 = results only).
+    pub lambdas: Vec<f64>,
+    /// Most Gauss–Newton steps.
+    pub max_steps: usize,
+    /// K to use instead of fitting it.
+    pub k: Option<f64>,
+    /// Name of the tuned evaluator.
+    pub name: String,
+    /// Database path, for the provenance.
+    pub db: String,
+}
+
+impl Options {
+    /// The defaults: start from `simplified`, target `eval`, the standard grids.
+    pub fn new(name: impl Into<String>, db: impl Into<String>) -> Options {
+        Options {
+            target: TuneTarget::Eval,
+            start: Evaluator::builtin("simplified").expect("built-in"),
+            study_terms: false,
+            alphas: vec![1e-6, 1e-5, 1e-4, 1e-3, 1e-2],
+            lambdas: vec![0.0, 0.25, 0.5, 0.75, 1.0],
+            max_steps: 10,
+            k: None,
+            name: name.into(),
+            db: db.into(),
+        }
+    }
+}
+
+/// The positions as sparse term rows, with labels, results and split parts.
+#[derive(Debug, Default)]
+pub struct TuneSet {
+    offsets: Vec<usize>,
+    entries: Vec<(u16, i32)>,
+    phase: Vec<u8>,
+    /// Label in centipawns (mates mapped, clamped); NaN when none.
+    label: Vec<f64>,
+    /// Game result for White (1, 0.5, 0); NaN when none.
+    result: Vec<f64>,
+    part: Vec<Part>,
+}
+
+impl TuneSet {
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        self.phase.len()
+    }
+
+    /// Whether there are no positions.
+    pub fn is_empty(&self) -> bool {
+        self.phase.is_empty()
+    }
+
+    fn row(&self, i: usize) -> &[(u16, i32)] {
+        &self.entries[self.offsets[i]..self.offsets[i + 1]]
+    }
+
+    /// Number of positions in `part`.
+    pub fn count(&self, part: Part) -> usize {
+        self.part.iter().filter(|&&p| p == part).count()
+    }
+
+    /// Float prediction of weights `w` (mg then eg) for row `i`, untruncated.
+    fn predict(&self, w: &[f64], i: usize) -> f64 {
+        let p = f64::from(self.phase[i]);
+        let q = f64::from(MAX_PHASE) - p;
+        let (mut mg, mut eg) = (0.0, 0.0);
+        for &(t, c) in self.row(i) {
+            mg += f64::from(c) * w[t as usize];
+            eg += f64::from(c) * w[TERM_COUNT + t as usize];
+        }
+        (mg * p + eg * q) / f64::from(MAX_PHASE)
+    }
+
+    /// The integer evaluation of `evaluator` for row `i`, exactly as the engine computes it.
+    fn evaluate(&self, evaluator: &Evaluator, i: usize) -> i32 {
+        let w = evaluator.weights();
+        let (mut mg, mut eg) = (0i64, 0i64);
+        for &(t, c) in self.row(i) {
+            mg += i64::from(c) * i64::from(w.mg[t as usize]);
+            eg += i64::from(c) * i64::from(w.eg[t as usize]);
+        }
+        crate::eval::taper(mg, eg, i32::from(self.phase[i]))
+    }
+}
+
+/// Maps a stored label to the tuner's centipawns: mates to ±[`MATE_LABEL_CP`], centipawns
+/// clamped to that range.
+pub fn label_cp(eval_cp: Option<i64>, mate: Option<i64>) -> Option<f64> {
+    match (eval_cp, mate) {
+        (Some(cp), _) => Some((cp as f64).clamp(-MATE_LABEL_CP, MATE_LABEL_CP)),
+        (None, Some(m)) => Some(if m > 0 { MATE_LABEL_CP } else { -MATE_LABEL_CP }),
+        (None, None) => None,
+    }
+}
+
+/// Reads every position with its split part (assigning parts to new positions first) and
+/// computes its term rows, in parallel.
+pub fn load(conn: &Connection) -> Result<TuneSet> {
+    split::ensure(conn)?;
+    let mut stmt = conn.prepare(
+        "SELECT p.fen, p.eval_cp, p.mate, p.result, s.part \
+         FROM positions p JOIN splits s ON s.position_id = p.id ORDER BY p.id",
+    )?;
+    let raw: Vec<(String, Option<f64>, f64, Part)> = stmt
+        .query_map([], |r| {
+            let fen: String = r.get(0)?;
+            let label = label_cp(r.get(1)?, r.get(2)?);
+            let result: Option<String> = r.get(3)?;
+            let part: String = r.get(4)?;
+            Ok((fen, label, result, part))
+        })?
+        .map(|row| {
+            let (fen, label, result, part) = row?;
+            let result = match result.as_deref().and_then(GameResult::parse) {
+                Some(GameResult::WhiteWins) => 1.0,
+                Some(GameResult::BlackWins) => 0.0,
+                Some(GameResult::Draw) => 0.5,
+                None => f64::NAN,
+            };
+            let part = Part::parse(&part)
+                .ok_or_else(|| Error::Invalid(format!("splits: unknown part {part:?}")))?;
+            Ok((fen, label, result, part))
+        })
+        .collect::<Result<_>>()?;
+    let rows: Vec<Option<(Vec<(u16, i32)>, u8)>> = raw
+        .par_iter()
+        .map_init(TermList::new, |tl, (fen, ..)| {
+            let pos: Chess = parse_position(fen).ok()?;
+            term_list(&pos, tl);
+            Some((tl.entries().to_vec(), tl.phase() as u8))
+        })
+        .collect();
+    let mut set = TuneSet {
+        offsets: vec![0],
+        ..TuneSet::default()
+    };
+    for ((_, label, result, part), row) in raw.into_iter().zip(rows) {
+        // Stored FENs were validated on import; one that no longer parses is skipped.
+        let Some((entries, phase)) = row else {
+            continue;
+        };
+        set.entries.extend(entries);
+        set.offsets.push(set.entries.len());
+        set.phase.push(phase);
+        set.label.push(label.unwrap_or(f64::NAN));
+        set.result.push(result);
+        set.part.push(part);
+    }
+    Ok(set)
+}
+
+/// Fits K so that `σ(K·label)` predicts the results of the training positions that have
+/// both (least squares, golden-section search on log K). `None` when too few have both.
+pub fn fit_k(set: &TuneSet) -> Option<(f64, usize)> {
+    let pairs: Vec<(f64, f64)> = (0..set.len())
+        .filter(|&i| set.part[i] == Part::Train && set.label[i].is_finite())
+        .filter(|&i| set.result[i].is_finite())
+        .map(|i| (set.label[i], set.result[i]))
+        .collect();
+    if pairs.len() < MIN_K_POSITIONS {
+        return None;
+    }
+    let loss = |log_k: f64| {
+        let k = log_k.exp();
+        pairs
+            .iter()
+            .map(|&(l, r)| (sigmoid(k * l) - r).powi(2))
+            .sum::<f64>()
+    };
+    let (mut a, mut b) = (1e-5f64.ln(), 0.1f64.ln());
+    let g = (5f64.sqrt() - 1.0) / 2.0;
+    let (mut c, mut d) = (b - g * (b - a), a + g * (b - a));
+    let (mut fc, mut fd) = (loss(c), loss(d));
+    for _ in 0..80 {
+        if fc < fd {
+            b = d;
+            d = c;
+            fd = fc;
+            c = b - g * (b - a);
+            fc = loss(c);
+        } else {
+            a = c;
+            c = d;
+            fc = fd;
+            d = a + g * (b - a);
+            fd = loss(d);
+        }
+    }
+    Some((((a + b) / 2.0).exp(), pairs.len()))
+}
+
+/// One Gauss–Newton step's record.
+#[derive(Clone, Debug)]
+pub struct Step {
+    /// 1-based step number.
+    pub step: usize,
+    /// Training loss (with its λ) after the step.
+    pub train_loss: f64,
+    /// Validation loss (the selection measure) after the step.
+    pub valid_loss: f64,
+    /// Relative ridge strength chosen for the step.
+    pub alpha: f64,
+    /// Result weight chosen for the step.
+    pub lambda: f64,
+    /// Training positions processed per second in the step (all grid solves included).
+    pub positions_per_sec: f64,
+}
+
+/// Losses and agreement of the tuned (rounded) evaluator on one part.
+#[derive(Clone, Debug, Default)]
+pub struct PartMetrics {
+    /// Positions in the part that take part in the target.
+    pub n: usize,
+    /// Texel loss against the target (`σ(K·label)` or the result).
+    pub loss: f64,
+    /// The same loss for the starting evaluator.
+    pub start_loss: f64,
+    /// Kendall τ-b of the static evaluation against centipawn labels (mates left out).
+    pub tau: f64,
+    /// The same τ for the starting evaluator.
+    pub start_tau: f64,
+}
+
+/// What `tune` produced.
+#[derive(Clone, Debug)]
+pub struct Tuned {
+    /// The tuned evaluator (integer weights), provenance filled in.
+    pub evaluator: Evaluator,
+    /// K used.
+    pub k: f64,
+    /// Positions K was fitted on (0: the default or the user's K).
+    pub k_positions: usize,
+    /// The relative ridge strength of the final step.
+    pub alpha: f64,
+    /// The result weight of the final step.
+    pub lambda: f64,
+    /// The steps taken.
+    pub steps: Vec<Step>,
+    /// Training, validation and test metrics.
+    pub train: PartMetrics,
+    /// Validation metrics.
+    pub valid: PartMetrics,
+    /// Test metrics.
+    pub test: PartMetrics,
+    /// Wall time of the whole tuning (terms loading excluded).
+    pub elapsed: Duration,
+}
+
+/// Per-position targets: the label's expected score and the result, each falling back to
+/// the other when missing; NaN when the position takes no part.
+struct Targets {
+    from_label: Vec<f64>,
+    from_result: Vec<f64>,
+    /// Whether the position takes part in the fit and in the measures.
+    used: Vec<bool>,
+}
+
+impl Targets {
+    fn new(set: &TuneSet, k: f64, target: TuneTarget) -> Targets {
+        let n = set.len();
+        let (mut from_label, mut from_result, mut used) =
+            (vec![0.0; n], vec![0.0; n], vec![false; n]);
+        for i in 0..n {
+            let l = set.label[i].is_finite().then(|| sigmoid(k * set.label[i]));
+            let r = set.result[i].is_finite().then_some(set.result[i]);
+            used[i] = match target {
+                TuneTarget::Eval => l.is_some(),
+                TuneTarget::Result => r.is_some(),
+            };
+            if let (Some(l), Some(r)) = (l.or(r), r.or(l)) {
+                from_label[i] = l;
+                from_result[i] = r;
+            }
+        }
+        Targets {
+            from_label,
+            from_result,
+            used,
+        }
+    }
+
+    fn blend(&self, i: usize, lambda: f64) -> f64 {
+        lambda * self.from_result[i] + (1.0 - lambda) * self.from_label[i]
+    }
+
+    /// The selection measure's target: the label (eval) or the result.
+    fn measure(&self, i: usize, target: TuneTarget) -> f64 {
+        match target {
+            TuneTarget::Eval => self.from_label[i],
+            TuneTarget::Result => self.from_result[i],
+        }
+    }
+}
+
+/// Tunes the evaluator's weights on `set`; `progress` receives each step.
+pub fn tune(set: &TuneSet, opts: &Options, progress: &mut dyn FnMut(&Step)) -> Result<Tuned> {
+    let started = Instant::now();
+    if opts.alphas.is_empty() || opts.lambdas.is_empty() {
+        return Err(Error::Invalid("tune: empty α or λ grid".into()));
+    }
+    if let Some(l) = opts.lambdas.iter().find(|l| !(0.0..=1.0).contains(*l)) {
+        return Err(Error::Invalid(format!("tune: λ {l} is not within 0..1")));
+    }
+    let (k, k_positions) = match opts.k {
+        Some(k) if k > 0.0 && k.is_finite() => (k, 0),
+        Some(k) => return Err(Error::Invalid(format!("tune: K must be positive, got {k}"))),
+        None => fit_k(set).unwrap_or((DEFAULT_K, 0)),
+    };
+    let targets = Targets::new(set, k, opts.target);
+    let idx = |part: Part| -> Vec<usize> {
+        (0..set.len())
+            .filter(|&i| set.part[i] == part && targets.used[i])
+            .collect()
+    };
+    let (train, valid, test) = (idx(Part::Train), idx(Part::Valid), idx(Part::Test));
+    if train.is_empty() {
+        return Err(Error::Invalid(format!(
+            "tune: no training positions with {} (import labelled positions{} first)",
+            match opts.target {
+                TuneTarget::Eval => "an evaluation",
+                TuneTarget::Result => "a game result",
+            },
+            match opts.target {
+                TuneTarget::Eval => "",
+                TuneTarget::Result => " from PGN games",
+            }
+        )));
+    }
+    if valid.is_empty() {
+        return Err(Error::Invalid(
+            "tune: the validation part is empty (too few positions to choose α and λ)".into(),
+        ));
+    }
+
+    let start_w = opts.start.weights();
+    let w0: Vec<f64> = start_w
+        .mg
+        .iter()
+        .chain(&start_w.eg)
+        .map(|&v| f64::from(v))
+        .collect();
+    let free: Vec<bool> = (0..PARAMS)
+        .map(|j| {
+            let t = j % TERM_COUNT;
+            opts.study_terms || (t != STUDY_MOBILITY && t != STUDY_KING_SAFETY)
+        })
+        .collect();
+    // Free parameter number of each weight (usize::MAX: frozen).
+    let mut col = vec![usize::MAX; PARAMS];
+    let mut d = 0;
+    for j in 0..PARAMS {
+        if free[j] {
+            col[j] = d;
+            d += 1;
+        }
+    }
+
+    let mut w = w0.clone();
+    let mut lambda = opts.lambdas[0];
+    let mut alpha = opts.alphas[0];
+    let valid_loss = |w: &[f64]| -> f64 {
+        let s: f64 = valid
+            .par_iter()
+            .map(|&i| (sigmoid(k * set.predict(w, i)) - targets.measure(i, opts.target)).powi(2))
+            .sum();
+        s / valid.len() as f64
+    };
+    let train_loss = |w: &[f64], lambda: f64| -> f64 {
+        let s: f64 = train
+            .par_iter()
+            .map(|&i| (sigmoid(k * set.predict(w, i)) - targets.blend(i, lambda)).powi(2))
+            .sum();
+        s / train.len() as f64
+    };
+    let mut best_valid = valid_loss(&w);
+    let mut steps = Vec::new();
+    for step in 1..=opts.max_steps {
+        let step_start = Instant::now();
+        let (h, g_label, g_result) = normal_equations(set, &train, &targets, &w, k, &col, d);
+        let mean_diag = (0..d).map(|a| h[a * d + a]).sum::<f64>() / d as f64;
+        let scale = if mean_diag > 0.0 { mean_diag } else { 1.0 };
+        // Try every (α, λ); keep the candidate with the lowest validation loss.
+        let mut best: Option<(f64, f64, f64, Vec<f64>)> = None;
+        for &a in &opts.alphas {
+            let mut m = h.clone();
+            for q in 0..d {
+                m[q * d + q] += a * scale;
+            }
+            let Some(l) = cholesky(&m, d) else {
+                continue;
+            };
+            for &lam in &opts.lambdas {
+                let rhs: Vec<f64> = (0..PARAMS)
+                    .filter(|&j| free[j])
+                    .map(|j| {
+                        let q = col[j];
+                        -(g_label[q] - lam * g_result[q] + a * scale * (w[j] - w0[j]))
+                    })
+                    .collect();
+                let delta = cholesky_solve(&l, d, &rhs);
+                let mut cand = w.clone();
+                for j in 0..PARAMS {
+                    if free[j] {
+                        cand[j] += delta[col[j]];
+                    }
+                }
+                let v = valid_loss(&cand);
+                if best.as_ref().is_none_or(|b| v < b.0) {
+                    best = Some((v, a, lam, cand));
+                }
+            }
+        }
+        let Some((v, a, lam, cand)) = best else {
+            return Err(Error::Fit(
+                "tune: the normal equations are not positive definite for any α".into(),
+            ));
+        };
+        let improved = v < best_valid;
+        let relative = (best_valid - v) / best_valid.max(f64::MIN_POSITIVE);
+        if improved {
+            w = cand;
+            best_valid = v;
+            alpha = a;
+            lambda = lam;
+        }
+        let record = Step {
+            step,
+            train_loss: train_loss(&w, lambda),
+            valid_loss: best_valid,
+            alpha,
+            lambda,
+            positions_per_sec: train.len() as f64 / step_start.elapsed().as_secs_f64(),
+        };
+        progress(&record);
+        steps.push(record);
+        if !improved || relative < 1e-6 {
+            break;
+        }
+    }
+
+    // Round to the integer weights the evaluator file holds.
+    let mut weights = Weights::zero();
+    for t in 0..TERM_COUNT {
+        weights.mg[t] = round_weight(w[t]);
+        weights.eg[t] = round_weight(w[TERM_COUNT + t]);
+    }
+    let measure = |rows: &[usize], e: &Evaluator| -> (f64, f64) {
+        if rows.is_empty() {
+            return (f64::NAN, f64::NAN);
+        }
+        let evals: Vec<f64> = rows
+            .iter()
+            .map(|&i| f64::from(set.evaluate(e, i)))
+            .collect();
+        let loss = rows
+            .iter()
+            .zip(&evals)
+            .map(|(&i, &v)| (sigmoid(k * v) - targets.measure(i, opts.target)).powi(2))
+            .sum::<f64>()
+            / rows.len() as f64;
+        // τ against centipawn labels only (mate labels are mapped, not measured).
+        let (x, y): (Vec<f64>, Vec<f64>) = rows
+            .iter()
+            .zip(&evals)
+            .filter(|&(&i, _)| set.label[i].is_finite() && set.label[i].abs() < MATE_LABEL_CP)
+            .map(|(&i, &v)| (v, set.label[i]))
+            .unzip();
+        (loss, kendall_tau_b(&x, &y))
+    };
+    let provisional = Evaluator::new(opts.name.clone(), Provenance::default(), weights.clone());
+    let part_metrics = |rows: &[usize]| {
+        let (loss, tau) = measure(rows, &provisional);
+        let (start_loss, start_tau) = measure(rows, &opts.start);
+        PartMetrics {
+            n: rows.len(),
+            loss,
+            start_loss,
+            tau,
+            start_tau,
+        }
+    };
+    let (m_train, m_valid, m_test) = (part_metrics(&train), part_metrics(&valid), part_metrics(&test));
+    let provenance = Provenance {
+        db: Some(opts.db.clone()),
+        positions: Some(train.len() as u64),
+        loss: Some(round6(m_valid.loss)),
+        date: Some(today()),
+        extra: [
+            ("method", serde_json::json!("texel-gauss-newton-ridge")),
+            ("target", serde_json::json!(opts.target.as_str())),
+            ("start", serde_json::json!(opts.start.name())),
+            ("k", serde_json::json!(round6(k))),
+            ("alpha", serde_json::json!(alpha)),
+            ("lambda", serde_json::json!(lambda)),
+            ("steps", serde_json::json!(steps.len())),
+            ("valid_positions", serde_json::json!(valid.len())),
+            ("test_positions", serde_json::json!(test.len())),
+            ("test_loss", serde_json::json!(round6(m_test.loss))),
+            ("test_tau", serde_json::json!(round6(m_test.tau))),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect(),
+    };
+    Ok(Tuned {
+        evaluator: Evaluator::new(opts.name.clone(), provenance, weights),
+        k,
+        k_positions,
+        alpha,
+        lambda,
+        steps,
+        train: m_train,
+        valid: m_valid,
+        test: m_test,
+        elapsed: started.elapsed(),
+    })
+}
+
+fn round_weight(v: f64) -> i32 {
+    v.round().clamp(-1e6, 1e6) as i32
+}
+
+fn round6(v: f64) -> f64 {
+    (v * 1e6).round() / 1e6
+}
+
+/// Today's date (UTC), ISO 8601, from the system clock.
+fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let days = (secs / 86_400) as i64;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// `JᵀJ/n` (row-major, lower triangle filled) and the two parts of `Jᵀr/n` — against the
+/// label target and the result-minus-label difference — over the `rows` at weights `w`.
+fn normal_equations(
+    set: &TuneSet,
+    rows: &[usize],
+    targets: &Targets,
+    w: &[f64],
+    k: f64,
+    col: &[usize],
+    d: usize,
+) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    let zero = || (vec![0.0; d * d], vec![0.0; d], vec![0.0; d]);
+    let (mut h, mut gl, mut gr) = rows
+        .par_chunks(4096)
+        .fold(zero, |(mut h, mut gl, mut gr), chunk| {
+            let mut x: Vec<(usize, f64)> = Vec::with_capacity(128);
+            for &i in chunk {
+                let s = sigmoid(k * set.predict(w, i));
+                let slope = k * s * (1.0 - s);
+                let p = f64::from(set.phase[i]) / f64::from(MAX_PHASE);
+                x.clear();
+                for &(t, c) in set.row(i) {
+                    let q = col[t as usize];
+                    if q != usize::MAX && p > 0.0 {
+                        x.push((q, f64::from(c) * p * slope));
+                    }
+                }
+                for &(t, c) in set.row(i) {
+                    let q = col[TERM_COUNT + t as usize];
+                    if q != usize::MAX && p < 1.0 {
+                        x.push((q, f64::from(c) * (1.0 - p) * slope));
+                    }
+                }
+                let r_label = s - targets.from_label[i];
+                let r_diff = targets.from_result[i] - targets.from_label[i];
+                // x is sorted by parameter: mg columns come before eg columns.
+                for (a, &(qa, va)) in x.iter().enumerate() {
+                    gl[qa] += va * r_label;
+                    gr[qa] += va * r_diff;
+                    let row = &mut h[qa * d..qa * d + qa + 1];
+                    for &(qb, vb) in &x[..=a] {
+                        row[qb] += va * vb;
+                    }
+                }
+            }
+            (h, gl, gr)
+        })
+        .reduce(zero, |mut a, b| {
+            a.0.iter_mut().zip(&b.0).for_each(|(x, y)| *x += y);
+            a.1.iter_mut().zip(&b.1).for_each(|(x, y)| *x += y);
+            a.2.iter_mut().zip(&b.2).for_each(|(x, y)| *x += y);
+            a
+        });
+    let n = rows.len().max(1) as f64;
+    h.iter_mut().for_each(|v| *v /= n);
+    gl.iter_mut().for_each(|v| *v /= n);
+    gr.iter_mut().for_each(|v| *v /= n);
+    (h, gl, gr)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_map_mates_and_clamp() {
+        assert_eq!(label_cp(Some(56), None), Some(56.0));
+        assert_eq!(label_cp(Some(-9000), None), Some(-MATE_LABEL_CP));
+        assert_eq!(label_cp(None, Some(3)), Some(MATE_LABEL_CP));
+        assert_eq!(label_cp(None, Some(-1)), Some(-MATE_LABEL_CP));
+        assert_eq!(label_cp(None, None), None);
+    }
+
+    #[test]
+    fn today_is_a_date() {
+        let t = today();
+        assert_eq!(t.len(), 10, "{t}");
+        assert!(t.starts_with("20"), "{t}");
+    }
+}
