@@ -38,6 +38,8 @@ enum Command {
     Fit(cli::fit::Args),
     /// Texel-tune the tapered evaluator (material, PSTs, mobility, king safety, pawns) on the stored positions.
     Tune(cli::tune::Args),
+    /// Evaluate positions (file or database) with evaluators, static and after quiescence; Kendall τ, Pearson, RMSE against labels.
+    Eval(cli::eval::Args),
     /// Average evaluation per piece and square: one PNG board per piece, a 3 × 4 grid and a CSV.
     Heatmap(cli::heatmap::Args),
     /// Write a Markdown report of the database: data, features, fits, evaluators, puzzles, matches, benchmarks.
@@ -55,6 +57,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => cli::bench::run(&cli.db, args),
         Command::Fit(args) => cli::fit::run(&cli.db, args),
         Command::Tune(args) => cli::tune::run(&cli.db, args),
+        Command::Eval(args) => cli::eval::run(&cli.db, args),
         Command::Heatmap(args) => cli::heatmap::run(&cli.db, args),
         Command::Report(args) => cli::report::run(&cli.db, args),
     };

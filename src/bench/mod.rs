@@ -1,3 +1,5 @@
-//! Benchmarks: puzzle solving (`chessgraph solve`).
+//! Benchmarks: puzzle solving (`chessgraph solve`) and evaluator comparisons
+//! (`chessgraph eval`).
 
+pub mod evaluate;
 pub mod puzzles;

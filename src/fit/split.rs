@@ -79,6 +79,12 @@ impl SplitMeta {
 
 /// The bucket 0..100 of `fen` under `seed`.
 pub fn bucket(fen: &str, seed: i64) -> u32 {
+    (bucket_u64(fen, seed) % 100) as u32
+}
+
+/// A 64-bit hash of `fen` under `seed` (FNV-1a then splitmix64's finalizer): a fixed
+/// pseudo-random order of positions, e.g. for deterministic samples.
+pub fn bucket_u64(fen: &str, seed: i64) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in seed.to_string().bytes().chain([b':']).chain(fen.bytes()) {
         h ^= u64::from(b);
@@ -88,7 +94,7 @@ pub fn bucket(fen: &str, seed: i64) -> u32 {
     h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     h ^= h >> 31;
-    (h % 100) as u32
+    h
 }
 
 /// Reads the database's split seed and proportions.

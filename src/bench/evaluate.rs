@@ -1,0 +1,247 @@
+//! Comparing evaluators with reference evaluations (`chessgraph eval`): the static
+//! evaluation and the evaluation after a capture-only quiescence search, per position, and
+//! their agreement with the labels — Kendall τ-b (the Serbian study's measure), Pearson r,
+//! RMSE and Texel's loss.
+
+use std::path::Path;
+
+use rayon::prelude::*;
+use rusqlite::Connection;
+use serde::Serialize;
+use shakmaty::{Chess, EnPassantMode, fen::Fen};
+
+use crate::data::{self, Format, Item, Label, ReadOptions, Reject, parse_position};
+use crate::eval::Evaluator;
+use crate::fit::metrics::{kendall_tau_b, pearson, rmse, texel_loss};
+use crate::fit::split::{self, Part};
+use crate::search::qsearch_eval;
+use crate::{Error, Result};
+
+/// A position to evaluate and its reference evaluation, if any.
+#[derive(Clone, Debug)]
+pub struct Sample {
+    /// The position.
+    pub pos: Chess,
+    /// Reference evaluation, White's point of view.
+    pub label: Label,
+}
+
+/// Reads positions and labels from a CSV, EPD or PGN file (`-`: standard input).
+/// Rejected rows are returned alongside, with their lines.
+pub fn read_file(path: &Path, format: Format, opts: ReadOptions) -> Result<(Vec<Sample>, Vec<Reject>)> {
+    let input = data::open_input(path)?;
+    let (mut samples, mut rejects) = (Vec::new(), Vec::new());
+    data::read(format, input.reader, opts, &mut |item: Item| {
+        match item {
+            Item::Row(row) => {
+                // Rows were validated by the reader; a failure here is a reader bug, kept
+                // visible as a reject rather than a panic.
+                match parse_position(&row.fen_input) {
+                    Ok(pos) => samples.push(Sample {
+                        pos,
+                        label: row.label,
+                    }),
+                    Err(e) => rejects.push(Reject::new(row.line, &row.fen_input, e.to_string())),
+                }
+            }
+            Item::Reject(r) => rejects.push(r),
+            Item::Game(_) => {}
+        }
+        Ok(())
+    })?;
+    Ok((samples, rejects))
+}
+
+/// Reads the positions of one part of the database's split (all parts when `None`), or a
+/// deterministic sample of `limit` of them (by a hash of the FEN, so the same positions
+/// every time).
+pub fn read_db(conn: &Connection, part: Option<Part>, limit: Option<usize>) -> Result<Vec<Sample>> {
+    split::ensure(conn)?;
+    let mut stmt = conn.prepare(
+        "SELECT p.fen, p.eval_cp, p.mate FROM positions p \
+         JOIN splits s ON s.position_id = p.id \
+         WHERE ?1 IS NULL OR s.part = ?1 ORDER BY p.id",
+    )?;
+    let mut rows: Vec<(String, Label)> = stmt
+        .query_map([part.map(Part::as_str)], |r| {
+            let fen: String = r.get(0)?;
+            let cp: Option<i32> = r.get(1)?;
+            let mate: Option<i32> = r.get(2)?;
+            let label = match (cp, mate) {
+                (Some(cp), _) => Label::Cp(cp),
+                (None, Some(m)) => Label::Mate(m),
+                _ => Label::None,
+            };
+            Ok((fen, label))
+        })?
+        .collect::<std::result::Result<_, _>>()?;
+    if let Some(n) = limit {
+        rows.sort_by_cached_key(|(fen, _)| split::bucket_u64(fen, 0x5eed));
+        rows.truncate(n);
+    }
+    rows.into_iter()
+        .map(|(fen, label)| {
+            let pos = parse_position(&fen)
+                .map_err(|e| Error::Invalid(format!("stored position {fen:?}: {e}")))?;
+            Ok(Sample { pos, label })
+        })
+        .collect()
+}
+
+/// Static and quiescence evaluations of one position, White's point of view.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Scores {
+    /// The evaluator's static evaluation.
+    pub static_cp: i32,
+    /// After a capture-only quiescence search.
+    pub qsearch_cp: i32,
+}
+
+/// Evaluates every sample, in parallel.
+pub fn score(evaluator: &Evaluator, samples: &[Sample]) -> Vec<Scores> {
+    samples
+        .par_iter()
+        .map(|s| Scores {
+            static_cp: evaluator.evaluate(&s.pos),
+            qsearch_cp: qsearch_eval(evaluator, &s.pos),
+        })
+        .collect()
+}
+
+/// Agreement of one set of evaluations with the centipawn labels.
+#[derive(Copy, Clone, Debug, Default, Serialize)]
+pub struct Agreement {
+    /// Kendall τ-b.
+    pub tau: f64,
+    /// Pearson r.
+    pub pearson: f64,
+    /// Root mean squared error, centipawns.
+    pub rmse: f64,
+    /// Texel loss, mean of (σ(K·eval) − σ(K·label))².
+    pub texel_loss: f64,
+}
+
+/// An evaluator's agreement with the labels, statically and after quiescence.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// Evaluator name.
+    pub evaluator: String,
+    /// Positions evaluated.
+    pub positions: usize,
+    /// Positions with a centipawn label (the measures are over these).
+    pub labelled: usize,
+    /// Positions with a mate label (left out of the measures).
+    pub mate_labels: usize,
+    /// K of the Texel loss.
+    pub k: f64,
+    /// Static evaluation.
+    pub static_eval: Agreement,
+    /// After quiescence.
+    pub qsearch: Agreement,
+}
+
+/// Measures `scores` of `evaluator` against the samples' centipawn labels.
+pub fn measure(evaluator: &str, samples: &[Sample], scores: &[Scores], k: f64) -> Report {
+    assert_eq!(samples.len(), scores.len());
+    let mut label = Vec::new();
+    let (mut st, mut qs) = (Vec::new(), Vec::new());
+    let mut mates = 0;
+    for (s, sc) in samples.iter().zip(scores) {
+        match s.label {
+            Label::Cp(cp) => {
+                label.push(f64::from(cp));
+                st.push(f64::from(sc.static_cp));
+                qs.push(f64::from(sc.qsearch_cp));
+            }
+            Label::Mate(_) => mates += 1,
+            Label::None => {}
+        }
+    }
+    let agreement = |x: &[f64]| Agreement {
+        tau: kendall_tau_b(x, &label),
+        pearson: pearson(x, &label),
+        rmse: rmse(&label, x),
+        texel_loss: texel_loss(k, x, &label),
+    };
+    Report {
+        evaluator: evaluator.to_owned(),
+        positions: samples.len(),
+        labelled: label.len(),
+        mate_labels: mates,
+        k,
+        static_eval: agreement(&st),
+        qsearch: agreement(&qs),
+    }
+}
+
+/// Writes `fen,static,qsearch,label` rows (centipawns, White's view; the label empty when
+/// unknown, `#N` for a mate label).
+pub fn write_csv(out: impl std::io::Write, samples: &[Sample], scores: &[Scores]) -> Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    let io = |e: csv::Error| Error::Invalid(format!("writing CSV: {e}"));
+    w.write_record(["fen", "static", "qsearch", "label"]).map_err(io)?;
+    for (s, sc) in samples.iter().zip(scores) {
+        let label = match s.label {
+            Label::Cp(cp) => cp.to_string(),
+            Label::Mate(m) => format!("#{m}"),
+            Label::None => String::new(),
+        };
+        w.write_record([
+            Fen::from_position(&s.pos, EnPassantMode::Legal).to_string(),
+            sc.static_cp.to_string(),
+            sc.qsearch_cp.to_string(),
+            label,
+        ])
+        .map_err(io)?;
+    }
+    w.flush().map_err(|e| Error::Invalid(format!("writing CSV: {e}")))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(fen: &str, label: Label) -> Sample {
+        Sample {
+            pos: parse_position(fen).unwrap(),
+            label,
+        }
+    }
+
+    #[test]
+    fn qsearch_sees_the_hanging_queen() {
+        // White to move can take the undefended black queen on d5 with the e4 pawn.
+        let s = sample("4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1", Label::Cp(800));
+        let e = Evaluator::builtin("material").unwrap();
+        let sc = score(&e, std::slice::from_ref(&s));
+        assert_eq!(sc[0].static_cp, 100 - 900);
+        assert_eq!(sc[0].qsearch_cp, 100);
+    }
+
+    #[test]
+    fn measures_leave_mates_out_and_write_csv() {
+        let samples = vec![
+            sample("4k3/8/8/8/8/8/8/4K2Q w - - 0 1", Label::Cp(900)),
+            sample("4k3/8/8/8/8/8/8/4K2R w - - 0 1", Label::Cp(500)),
+            sample("4k3/8/8/8/8/8/8/4KN2 w - - 0 1", Label::Cp(100)),
+            sample("4k3/8/8/8/8/8/8/Q3K3 w - - 0 1", Label::Mate(7)),
+            sample("4k3/8/8/8/8/8/8/4K3 w - - 0 1", Label::None),
+        ];
+        let e = Evaluator::builtin("material").unwrap();
+        let scores = score(&e, &samples);
+        let r = measure("material", &samples, &scores, 0.01);
+        assert_eq!((r.positions, r.labelled, r.mate_labels), (5, 3, 1));
+        assert!((r.static_eval.tau - 1.0).abs() < 1e-12);
+        // Errors 0, 0, 200: RMSE sqrt(40000 / 3).
+        assert!((r.static_eval.rmse - (40_000f64 / 3.0).sqrt()).abs() < 1e-9);
+        let mut buf = Vec::new();
+        write_csv(&mut buf, &samples, &scores).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "fen,static,qsearch,label");
+        assert_eq!(lines[1], "4k3/8/8/8/8/8/8/4K2Q w - - 0 1,900,900,900");
+        assert_eq!(lines[4], "4k3/8/8/8/8/8/8/Q3K3 w - - 0 1,900,900,#7");
+        assert!(lines[5].ends_with(",0,0,"), "{}", lines[5]);
+    }
+}

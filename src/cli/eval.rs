@@ -1,0 +1,193 @@
+//! `chessgraph eval`: evaluate positions with one or more evaluators, statically and after
+//! a quiescence search, and measure them against the labels.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use chessgraph::bench::evaluate::{self, Sample};
+use chessgraph::data::{Format, Pov, ReadOptions};
+use chessgraph::db::{self, evaluators, runs};
+use chessgraph::fit::split::Part;
+use chessgraph::fit::tune::DEFAULT_K;
+
+/// Arguments of `chessgraph eval`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Evaluators, comma-separated: built-in names, evaluator files, or evaluators stored by `tune`.
+    #[arg(long, value_delimiter = ',', default_value = "seed003", value_name = "E,..")]
+    evaluator: Vec<String>,
+    /// Positions from this CSV/EPD/PGN file (`-`: standard input) instead of the database.
+    #[arg(long, value_name = "FILE")]
+    input: Option<PathBuf>,
+    /// Input format, when the file name does not tell.
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    /// Whose point of view CSV evaluations use.
+    #[arg(long, value_enum, default_value = "white")]
+    pov: Pov,
+    /// From the database: the part of the split to evaluate (train, valid, test or all).
+    #[arg(long, default_value = "test", value_name = "PART")]
+    part: String,
+    /// Evaluate only this many positions (from the database: a fixed pseudo-random sample; from a file: the first N).
+    #[arg(long, value_name = "N")]
+    sample: Option<usize>,
+    /// K of the Texel loss σ(K·cp) [default: the first evaluator's fitted K, else ln(10)/400].
+    #[arg(long, value_name = "K")]
+    k: Option<f64>,
+    /// Write `fen,static,qsearch,label` rows for the (single) evaluator to this CSV file.
+    #[arg(long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `chessgraph eval`.
+pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        args.output.is_none() || args.evaluator.len() == 1,
+        "--output writes one evaluator's numbers: give a single --evaluator"
+    );
+    let evals = args
+        .evaluator
+        .iter()
+        .map(|name| {
+            evaluators::resolve(db_path, name).with_context(|| format!("--evaluator {name}"))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let (samples, source) = match &args.input {
+        Some(path) => {
+            let format = match args.format.or_else(|| Format::from_path(path)) {
+                Some(f) => f,
+                None => anyhow::bail!(
+                    "cannot tell the format of {} from its name: give --format csv|pgn|epd",
+                    path.display()
+                ),
+            };
+            let (mut samples, rejects) =
+                evaluate::read_file(path, format, ReadOptions { pov: args.pov })
+                    .with_context(|| format!("reading {}", path.display()))?;
+            for r in rejects.iter().take(5) {
+                eprintln!("{}:{}: {}", path.display(), r.line, r.reason);
+            }
+            if rejects.len() > 5 {
+                eprintln!("{}: {} more rows rejected", path.display(), rejects.len() - 5);
+            }
+            if let Some(n) = args.sample {
+                samples.truncate(n);
+            }
+            (samples, path.display().to_string())
+        }
+        None => {
+            if !db_path.exists() {
+                anyhow::bail!(
+                    "no database at {} (give --input FILE, or run `chessgraph import FILE` first)",
+                    db_path.display()
+                );
+            }
+            let part = match args.part.as_str() {
+                "all" => None,
+                p => Some(Part::parse(p).with_context(|| {
+                    format!("--part must be train, valid, test or all, not {p:?}")
+                })?),
+            };
+            let conn = db::open(db_path)
+                .with_context(|| format!("cannot open database {}", db_path.display()))?;
+            let samples = evaluate::read_db(&conn, part, args.sample)
+                .with_context(|| format!("reading positions from {}", db_path.display()))?;
+            (samples, format!("{} ({} part)", db_path.display(), args.part))
+        }
+    };
+    anyhow::ensure!(!samples.is_empty(), "no positions to evaluate in {source}");
+    let k = match args.k {
+        Some(k) => {
+            anyhow::ensure!(k > 0.0 && k.is_finite(), "--k must be positive");
+            k
+        }
+        None => evals[0]
+            .provenance()
+            .extra
+            .get("k")
+            .and_then(|v| v.as_f64())
+            .unwrap_or(DEFAULT_K),
+    };
+    let mut reports = Vec::new();
+    for e in &evals {
+        let scores = evaluate::score(e, &samples);
+        if let Some(path) = &args.output {
+            let file = std::fs::File::create(path)
+                .with_context(|| format!("cannot create {}", path.display()))?;
+            evaluate::write_csv(std::io::BufWriter::new(file), &samples, &scores)
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+        reports.push(evaluate::measure(e.name(), &samples, &scores, k));
+    }
+    record(db_path, &source, &reports);
+    print(&reports, &samples, &source, args.json)
+}
+
+/// Keeps the comparison in the database's `runs` for `chessgraph report` (when evaluating
+/// from the database; a failure to record is reported, not fatal).
+fn record(db_path: &Path, source: &str, reports: &[evaluate::Report]) {
+    if !db_path.exists() {
+        return;
+    }
+    let result = db::open(db_path).and_then(|conn| {
+        for r in reports {
+            runs::record(&conn, "eval", &format!("{} on {source}", r.evaluator), r)?;
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        eprintln!("chessgraph: warning: could not record the run in {}: {e}", db_path.display());
+    }
+}
+
+fn print(
+    reports: &[evaluate::Report],
+    samples: &[Sample],
+    source: &str,
+    json: bool,
+) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(&mut out, reports)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    let r0 = &reports[0];
+    writeln!(
+        out,
+        "{} positions from {source}: {} with a centipawn label (measured), {} mate labels left out; K = {:.6}",
+        samples.len(),
+        r0.labelled,
+        r0.mate_labels,
+        r0.k
+    )?;
+    writeln!(
+        out,
+        "\n{:<16} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9}",
+        "evaluator", "τ", "τ qs", "r", "r qs", "RMSE", "RMSE qs", "loss", "loss qs"
+    )?;
+    for r in reports {
+        writeln!(
+            out,
+            "{:<16} {:>8.4} {:>8.4} {:>8.4} {:>8.4} {:>8.1} {:>8.1} {:>9.6} {:>9.6}",
+            r.evaluator,
+            r.static_eval.tau,
+            r.qsearch.tau,
+            r.static_eval.pearson,
+            r.qsearch.pearson,
+            r.static_eval.rmse,
+            r.qsearch.rmse,
+            r.static_eval.texel_loss,
+            r.qsearch.texel_loss
+        )?;
+    }
+    writeln!(
+        out,
+        "\nτ: Kendall τ-b; r: Pearson; loss: mean (σ(K·eval) − σ(K·label))²; qs: after a capture-only quiescence search"
+    )?;
+    Ok(())
+}
