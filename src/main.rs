@@ -40,6 +40,8 @@ enum Command {
     Tune(cli::tune::Args),
     /// Evaluate positions (file or database) with evaluators, static and after quiescence; Kendall τ, Pearson, RMSE against labels.
     Eval(cli::eval::Args),
+    /// Write an evaluator file: a built-in, one stored by `tune`, or a stored linear fit (--fit N).
+    Export(cli::export::Args),
     /// Average evaluation per piece and square: one PNG board per piece, a 3 × 4 grid and a CSV.
     Heatmap(cli::heatmap::Args),
     /// Write a Markdown report of the database: data, features, fits, evaluators, puzzles, matches, benchmarks.
@@ -58,6 +60,7 @@ fn main() -> ExitCode {
         Command::Fit(args) => cli::fit::run(&cli.db, args),
         Command::Tune(args) => cli::tune::run(&cli.db, args),
         Command::Eval(args) => cli::eval::run(&cli.db, args),
+        Command::Export(args) => cli::export::run(&cli.db, args),
         Command::Heatmap(args) => cli::heatmap::run(&cli.db, args),
         Command::Report(args) => cli::report::run(&cli.db, args),
     };

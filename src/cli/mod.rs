@@ -4,6 +4,7 @@ pub mod analyze;
 pub mod bench;
 pub mod engine;
 pub mod eval;
+pub mod export;
 pub mod fit;
 pub mod heatmap;
 pub mod import;

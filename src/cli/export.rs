@@ -1,0 +1,68 @@
+//! `chessgraph export`: write an evaluator file — a built-in, an evaluator stored by
+//! `tune`, or a stored linear fit turned into an evaluator.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use chessgraph::db::{self, evaluators};
+use chessgraph::fit::export::fit_to_evaluator;
+
+/// Arguments of `chessgraph export`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The evaluator: a built-in name (material, simplified, seed003) or a name/id stored by `tune`.
+    #[arg(required_unless_present = "fit", conflicts_with = "fit")]
+    evaluator: Option<String>,
+    /// Export stored linear fit #N instead: its weights replace the matching terms of --base.
+    #[arg(long, value_name = "N")]
+    fit: Option<i64>,
+    /// With --fit: the evaluator whose other weights are kept.
+    #[arg(long, default_value = "simplified", value_name = "EVALUATOR")]
+    base: String,
+    /// With --fit: leave out features that have no evaluator term instead of failing.
+    #[arg(long)]
+    drop_unmapped: bool,
+    /// With --fit: the exported evaluator's name [default: fit-N].
+    #[arg(long)]
+    name: Option<String>,
+    /// The file to write.
+    #[arg(long, short, value_name = "FILE")]
+    out: PathBuf,
+}
+
+/// Runs `chessgraph export`.
+pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
+    let evaluator = match (args.fit, &args.evaluator) {
+        (Some(id), _) => {
+            anyhow::ensure!(
+                db_path.exists(),
+                "no database at {} (fits are stored by `chessgraph fit`)",
+                db_path.display()
+            );
+            let base = evaluators::resolve(db_path, &args.base)
+                .with_context(|| format!("--base {}", args.base))?;
+            let conn = db::open(db_path)
+                .with_context(|| format!("cannot open database {}", db_path.display()))?;
+            let name = args.name.unwrap_or_else(|| format!("fit-{id}"));
+            let c = fit_to_evaluator(&conn, id, &base, &name, args.drop_unmapped)
+                .with_context(|| format!("exporting fit #{id}"))?;
+            if !c.dropped.is_empty() {
+                eprintln!("left out (no evaluator term): {}", c.dropped.join(", "));
+            }
+            if c.intercept != 0.0 {
+                eprintln!(
+                    "left out: the intercept {:.2} cp (an evaluator scores mirrored positions as exact opposites)",
+                    c.intercept
+                );
+            }
+            c.evaluator
+        }
+        (None, Some(name)) => evaluators::resolve(db_path, name)?,
+        (None, None) => unreachable!("clap requires an evaluator or --fit"),
+    };
+    evaluator
+        .save(&args.out)
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    println!("wrote evaluator {:?} to {}", evaluator.name(), args.out.display());
+    Ok(())
+}
