@@ -28,7 +28,11 @@ pub struct Sample {
 
 /// Reads positions and labels from a CSV, EPD or PGN file (`-`: standard input).
 /// Rejected rows are returned alongside, with their lines.
-pub fn read_file(path: &Path, format: Format, opts: ReadOptions) -> Result<(Vec<Sample>, Vec<Reject>)> {
+pub fn read_file(
+    path: &Path,
+    format: Format,
+    opts: ReadOptions,
+) -> Result<(Vec<Sample>, Vec<Reject>)> {
     let input = data::open_input(path)?;
     let (mut samples, mut rejects) = (Vec::new(), Vec::new());
     data::read(format, input.reader, opts, &mut |item: Item| {
@@ -179,7 +183,8 @@ pub fn measure(evaluator: &str, samples: &[Sample], scores: &[Scores], k: f64) -
 pub fn write_csv(out: impl std::io::Write, samples: &[Sample], scores: &[Scores]) -> Result<()> {
     let mut w = csv::Writer::from_writer(out);
     let io = |e: csv::Error| Error::Invalid(format!("writing CSV: {e}"));
-    w.write_record(["fen", "static", "qsearch", "label"]).map_err(io)?;
+    w.write_record(["fen", "static", "qsearch", "label"])
+        .map_err(io)?;
     for (s, sc) in samples.iter().zip(scores) {
         let label = match s.label {
             Label::Cp(cp) => cp.to_string(),
@@ -194,7 +199,8 @@ pub fn write_csv(out: impl std::io::Write, samples: &[Sample], scores: &[Scores]
         ])
         .map_err(io)?;
     }
-    w.flush().map_err(|e| Error::Invalid(format!("writing CSV: {e}")))?;
+    w.flush()
+        .map_err(|e| Error::Invalid(format!("writing CSV: {e}")))?;
     Ok(())
 }
 

@@ -15,7 +15,12 @@ use chessgraph::fit::tune::DEFAULT_K;
 #[derive(clap::Args)]
 pub struct Args {
     /// Evaluators, comma-separated: built-in names, evaluator files, or evaluators stored by `tune`.
-    #[arg(long, value_delimiter = ',', default_value = "seed003", value_name = "E,..")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "seed003",
+        value_name = "E,.."
+    )]
     evaluator: Vec<String>,
     /// Positions from this CSV/EPD/PGN file (`-`: standard input) instead of the database.
     #[arg(long, value_name = "FILE")]
@@ -72,7 +77,11 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                 eprintln!("{}:{}: {}", path.display(), r.line, r.reason);
             }
             if rejects.len() > 5 {
-                eprintln!("{}: {} more rows rejected", path.display(), rejects.len() - 5);
+                eprintln!(
+                    "{}: {} more rows rejected",
+                    path.display(),
+                    rejects.len() - 5
+                );
             }
             if let Some(n) = args.sample {
                 samples.truncate(n);
@@ -96,7 +105,10 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                 .with_context(|| format!("cannot open database {}", db_path.display()))?;
             let samples = evaluate::read_db(&conn, part, args.sample)
                 .with_context(|| format!("reading positions from {}", db_path.display()))?;
-            (samples, format!("{} ({} part)", db_path.display(), args.part))
+            (
+                samples,
+                format!("{} ({} part)", db_path.display(), args.part),
+            )
         }
     };
     anyhow::ensure!(!samples.is_empty(), "no positions to evaluate in {source}");
@@ -140,7 +152,10 @@ fn record(db_path: &Path, source: &str, reports: &[evaluate::Report]) {
         Ok(())
     });
     if let Err(e) = result {
-        eprintln!("chessgraph: warning: could not record the run in {}: {e}", db_path.display());
+        eprintln!(
+            "chessgraph: warning: could not record the run in {}: {e}",
+            db_path.display()
+        );
     }
 }
 

@@ -63,6 +63,10 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     evaluator
         .save(&args.out)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
-    println!("wrote evaluator {:?} to {}", evaluator.name(), args.out.display());
+    println!(
+        "wrote evaluator {:?} to {}",
+        evaluator.name(),
+        args.out.display()
+    );
     Ok(())
 }

@@ -115,8 +115,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     } else {
         let b = ProgressBar::new(opts.max_steps as u64);
         b.set_style(
-            ProgressStyle::with_template("step {pos}/{len} {wide_msg}")
-                .expect("valid template"),
+            ProgressStyle::with_template("step {pos}/{len} {wide_msg}").expect("valid template"),
         );
         b
     };
@@ -139,7 +138,11 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             tuned.k, tuned.k_positions
         )?;
     } else {
-        writeln!(out, "K = {:.6} per cp (given or default; too few game results to fit it)", tuned.k)?;
+        writeln!(
+            out,
+            "K = {:.6} per cp (given or default; too few game results to fit it)",
+            tuned.k
+        )?;
     }
     for l in &step_lines {
         writeln!(out, "{l}")?;
@@ -156,7 +159,11 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         "\n{:<6} {:>8} {:>10} {:>10} {:>8} {:>8}",
         "part", "n", "loss", "start", "τ", "start τ"
     )?;
-    for (name, m) in [("train", &tuned.train), ("valid", &tuned.valid), ("test", &tuned.test)] {
+    for (name, m) in [
+        ("train", &tuned.train),
+        ("valid", &tuned.valid),
+        ("test", &tuned.test),
+    ] {
         writeln!(
             out,
             "{name:<6} {:>8} {:>10.6} {:>10.6} {:>8.4} {:>8.4}",

@@ -90,7 +90,8 @@ pub fn list(conn: &Connection) -> Result<Vec<Stored>> {
             created_at: r.get(5)?,
         })
     })?;
-    rows.collect::<std::result::Result<_, _>>().map_err(Error::from)
+    rows.collect::<std::result::Result<_, _>>()
+        .map_err(Error::from)
 }
 
 /// Resolves an evaluator argument: a built-in name, then an evaluator file, then (when the

@@ -150,9 +150,17 @@ mod tests {
             w.get(Term::Material(Role::Knight)),
             base.weights().get(Term::Material(Role::Knight))
         );
-        let id = store_fit(&conn, "linear", "eval_cp", r#"[{"name":"material","estimate":95.4}]"#);
+        let id = store_fit(
+            &conn,
+            "linear",
+            "eval_cp",
+            r#"[{"name":"material","estimate":95.4}]"#,
+        );
         let c = fit_to_evaluator(&conn, id, &base, "m", false).unwrap();
-        assert_eq!(c.evaluator.weights().get(Term::Material(Role::Queen)), (859, 859));
+        assert_eq!(
+            c.evaluator.weights().get(Term::Material(Role::Queen)),
+            (859, 859)
+        );
         let id = store_fit(&conn, "logistic", "result", "[]");
         assert!(fit_to_evaluator(&conn, id, &base, "l", false).is_err());
         assert!(fit_to_evaluator(&conn, 999, &base, "n", false).is_err());

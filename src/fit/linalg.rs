@@ -147,9 +147,9 @@ mod tests {
         let l = cholesky(&a, 3).unwrap();
         let b = [1.0, -2.0, 3.0];
         let x = cholesky_solve(&l, 3, &b);
-        for i in 0..3 {
-            let got: f64 = (0..3).map(|j| full(i, j) * x[j]).sum();
-            assert!((got - b[i]).abs() < 1e-12);
+        for (i, bi) in b.iter().enumerate() {
+            let got: f64 = x.iter().enumerate().map(|(j, xj)| full(i, j) * xj).sum();
+            assert!((got - bi).abs() < 1e-12);
         }
         assert!(cholesky(&[1.0, 0.0, 2.0, 1.0], 2).is_none());
     }

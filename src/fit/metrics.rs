@@ -142,8 +142,7 @@ pub fn kendall_tau_b(x: &[f64], y: &[f64]) -> f64 {
     }
     tied_y += pairs(run_y);
     let n0 = pairs(n as u64);
-    let numerator =
-        n0 as f64 - tied_x as f64 - tied_y as f64 + tied_xy as f64 - 2.0 * swaps as f64;
+    let numerator = n0 as f64 - tied_x as f64 - tied_y as f64 + tied_xy as f64 - 2.0 * swaps as f64;
     let denominator = ((n0 - tied_x) as f64 * (n0 - tied_y) as f64).sqrt();
     if denominator == 0.0 {
         f64::NAN
@@ -315,7 +314,10 @@ mod tests {
             kendall_tau_b(&[1.0, 1.0, 2.0, 3.0], &[1.0, 2.0, 2.0, 3.0]),
             0.8
         ));
-        assert!(close(kendall_tau_b(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]), -1.0));
+        assert!(close(
+            kendall_tau_b(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]),
+            -1.0
+        ));
         assert!(kendall_tau_b(&[1.0, 1.0], &[1.0, 2.0]).is_nan());
         assert!(kendall_tau_b(&[1.0], &[1.0]).is_nan());
     }
@@ -346,6 +348,9 @@ mod tests {
         assert!(pearson(&[1.0, 1.0], &[1.0, 2.0]).is_nan());
         // σ(0) = .5 and σ(K·100) with K = ln(3)/100 is .75: loss (.25² + 0) / 2.
         let k = 3f64.ln() / 100.0;
-        assert!(close(texel_loss(k, &[0.0, 50.0], &[100.0, 50.0]), 0.0625 / 2.0));
+        assert!(close(
+            texel_loss(k, &[0.0, 50.0], &[100.0, 50.0]),
+            0.0625 / 2.0
+        ));
     }
 }

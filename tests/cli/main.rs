@@ -6,5 +6,6 @@ mod util;
 mod analyze;
 mod engine;
 mod import;
+mod learn;
 mod report;
 mod solve;
