@@ -14,7 +14,7 @@ use crate::data::{self, Format, Item, Label, ReadOptions, Reject, parse_position
 use crate::eval::Evaluator;
 use crate::fit::metrics::{kendall_tau_b, pearson, rmse, texel_loss};
 use crate::fit::split::{self, Part};
-use crate::search::qsearch_eval;
+use crate::search::Quiescence;
 use crate::{Error, Result};
 
 /// A position to evaluate and its reference evaluation, if any.
@@ -103,12 +103,16 @@ pub struct Scores {
 
 /// Evaluates every sample, in parallel.
 pub fn score(evaluator: &Evaluator, samples: &[Sample]) -> Vec<Scores> {
+    let shared = std::sync::Arc::new(evaluator.clone());
     samples
         .par_iter()
-        .map(|s| Scores {
-            static_cp: evaluator.evaluate(&s.pos),
-            qsearch_cp: qsearch_eval(evaluator, &s.pos),
-        })
+        .map_init(
+            || Quiescence::new(shared.clone()),
+            |q, s| Scores {
+                static_cp: evaluator.evaluate(&s.pos),
+                qsearch_cp: q.leaf(&s.pos).0,
+            },
+        )
         .collect()
 }
 

@@ -41,6 +41,9 @@ pub struct Args {
     /// Most Gauss–Newton steps.
     #[arg(long, default_value_t = 10, value_name = "N")]
     max_steps: usize,
+    /// Fit the static evaluation of the positions as given, not of their quiescence-search leaves.
+    #[arg(long)]
+    no_leaves: bool,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -94,7 +97,8 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
 
     let mut out = std::io::stdout().lock();
     let load_start = Instant::now();
-    let set = tune::load(&conn).context("reading positions")?;
+    let leaves = (!args.no_leaves).then_some(&opts.start);
+    let set = tune::load(&conn, leaves).context("reading positions")?;
     anyhow::ensure!(
         !set.is_empty(),
         "the database {} has no positions (run `chessgraph import FILE` first)",

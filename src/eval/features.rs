@@ -31,6 +31,9 @@ pub(crate) struct Groups {
     pub tempo: bool,
     pub study_mobility: bool,
     pub study_king_safety: bool,
+    /// Rook files, outposts, pawn threats, king danger, passed-pawn races and blocks,
+    /// the side to move's hanging and threatened pieces.
+    pub extras: bool,
     /// Count study mobility with the engine's fast counter ([`study::mobility_counts`])
     /// instead of the canonical [`crate::graph::mobility_counts`] (same numbers; tests
     /// assert it).
@@ -52,6 +55,7 @@ impl Groups {
         tempo: true,
         study_mobility: true,
         study_king_safety: true,
+        extras: true,
         fast_study_mobility: false,
     };
 
@@ -71,12 +75,13 @@ impl Groups {
             tempo: nonzero(layout::TEMPO),
             study_mobility: nonzero(layout::STUDY_MOBILITY),
             study_king_safety: nonzero(layout::STUDY_KING_SAFETY),
+            extras: any(layout::ROOK_OPEN_FILE..layout::TERM_COUNT),
             fast_study_mobility: true,
         }
     }
 
     fn needs_attack_maps(&self) -> bool {
-        self.mobility || self.king_zone || self.defended || self.hanging
+        self.mobility || self.king_zone || self.defended || self.hanging || self.extras
     }
 }
 
@@ -144,13 +149,21 @@ struct SideAttacks {
     mobility: [i32; 4],
     king_zone: i32,
     all: Bitboard,
+    /// Squares attacked by the side's pawns.
+    pawns: Bitboard,
+    /// Squares attacked by its knights and bishops.
+    minors: Bitboard,
+    /// Squares attacked by its rooks.
+    rooks: Bitboard,
 }
 
 fn side_attacks(board: &Board, color: Color, enemy_zone: Bitboard) -> SideAttacks {
     let occ = board.occupied();
     let own = board.by_color(color);
+    let pawns = pawn_attack_map(color, board.pawns() & own);
     let mut out = SideAttacks {
-        all: pawn_attack_map(color, board.pawns() & own),
+        all: pawns,
+        pawns,
         ..SideAttacks::default()
     };
     if let Some(k) = board.king_of(color) {
@@ -165,6 +178,11 @@ fn side_attacks(board: &Board, color: Color, enemy_zone: Bitboard) -> SideAttack
                 _ => attacks::queen_attacks(sq, occ),
             };
             out.all |= a;
+            match role {
+                Role::Knight | Role::Bishop => out.minors |= a,
+                Role::Rook => out.rooks |= a,
+                _ => {}
+            }
             out.mobility[i] += (a & !own).count() as i32;
             out.king_zone += (a & enemy_zone).count() as i32;
         }
@@ -199,10 +217,26 @@ fn pawn_shield(board: &Board, color: Color) -> i32 {
     (board.pawns() & board.by_color(color) & files & ranks).count() as i32
 }
 
+/// `color`'s passed pawns: no enemy pawn ahead on the same or an adjacent file, and no own
+/// pawn ahead on the same file (the front pawn of a doubled pair is the passed one).
+fn passed_pawns(board: &Board, color: Color) -> Bitboard {
+    let own = board.pawns() & board.by_color(color);
+    let enemy = board.pawns() & board.by_color(!color);
+    let mut passed = Bitboard::EMPTY;
+    for sq in own {
+        let file = sq.file() as u32;
+        let front_span = ahead(color, sq) & (file_mask(file) | adjacent_files(file));
+        let own_in_front = own & ahead(color, sq) & file_mask(file);
+        if (enemy & front_span).is_empty() && own_in_front.is_empty() {
+            passed.add(sq);
+        }
+    }
+    passed
+}
+
 /// (doubled, isolated, passed by relative rank 2..=7) for `color`.
 fn pawn_structure(board: &Board, color: Color) -> (i32, i32, [i32; 6]) {
     let own = board.pawns() & board.by_color(color);
-    let enemy = board.pawns() & board.by_color(!color);
     let mut doubled = 0;
     for file in 0..8 {
         doubled += ((own & file_mask(file)).count() as i32 - 1).max(0);
@@ -210,20 +244,85 @@ fn pawn_structure(board: &Board, color: Color) -> (i32, i32, [i32; 6]) {
     let mut isolated = 0;
     let mut passed = [0; 6];
     for sq in own {
-        let file = sq.file() as u32;
-        if (own & adjacent_files(file)).is_empty() {
+        if (own & adjacent_files(sq.file() as u32)).is_empty() {
             isolated += 1;
         }
-        let front_span = ahead(color, sq) & (file_mask(file) | adjacent_files(file));
-        let own_in_front = own & ahead(color, sq) & file_mask(file);
-        if (enemy & front_span).is_empty() && own_in_front.is_empty() {
-            let rel = color.relative_rank(sq.rank()) as usize; // 1..=6 for ranks 2..7
-            if (1..=6).contains(&rel) {
-                passed[rel - 1] += 1;
-            }
+    }
+    for sq in passed_pawns(board, color) {
+        let rel = color.relative_rank(sq.rank()) as usize; // 1..=6 for ranks 2..7
+        if (1..=6).contains(&rel) {
+            passed[rel - 1] += 1;
         }
     }
     (doubled, isolated, passed)
+}
+
+/// The `extras` group's terms (see [`layout::Term`] from `RookOpenFile` on).
+fn extras<S: Sink>(pos: &Chess, w: &SideAttacks, b: &SideAttacks, sink: &mut S) {
+    let board = pos.board();
+    let pawns = board.pawns();
+    let pieces = board.knights() | board.bishops() | board.rooks() | board.queens();
+    let (mut open, mut semi, mut outposts, mut threats) = (0, 0, 0, 0);
+    let (mut race, mut blocked) = (0, 0);
+    for (color, own_att, sign) in [(Color::White, w, 1), (Color::Black, b, -1)] {
+        let own = board.by_color(color);
+        let own_pawns = pawns & own;
+        let enemy_pawns = pawns & !own;
+        for sq in board.rooks() & own {
+            let file = file_mask(sq.file() as u32);
+            if (pawns & file).is_empty() {
+                open += sign;
+            } else if (own_pawns & file).is_empty() {
+                semi += sign;
+            }
+        }
+        for sq in board.knights() & own {
+            let rel = color.relative_rank(sq.rank()) as u32;
+            if (3..=5).contains(&rel)
+                && own_att.pawns.contains(sq)
+                && (enemy_pawns & adjacent_files(sq.file() as u32) & ahead(color, sq)).is_empty()
+            {
+                outposts += sign;
+            }
+        }
+        threats += sign * (pieces & !own & own_att.pawns).count() as i32;
+        let (Some(own_king), Some(enemy_king)) = (board.king_of(color), board.king_of(!color))
+        else {
+            continue;
+        };
+        for sq in passed_pawns(board, color) {
+            let stop = match color {
+                Color::White => sq.offset(8),
+                Color::Black => sq.offset(-8),
+            };
+            let Some(stop) = stop else { continue };
+            race += sign * (enemy_king.distance(stop) as i32 - own_king.distance(stop) as i32);
+            if board.occupied().contains(stop) {
+                blocked += sign;
+            }
+        }
+    }
+    sink.add(layout::ROOK_OPEN_FILE, open);
+    sink.add(layout::ROOK_SEMI_OPEN_FILE, semi);
+    sink.add(layout::KNIGHT_OUTPOST, outposts);
+    sink.add(layout::PAWN_THREATS, threats);
+    let danger = |a: &SideAttacks| a.king_zone.min(12).pow(2);
+    sink.add(layout::KING_DANGER, danger(w) - danger(b));
+    sink.add(layout::PASSED_KING_DISTANCE, race);
+    sink.add(layout::PASSED_BLOCKED, blocked);
+
+    // The side to move's pieces in danger: it can save one, rarely two.
+    let stm = pos.turn();
+    let (own_att, enemy_att) = stm.fold_wb((w, b), (b, w));
+    let own = board.by_color(stm);
+    let men = own & !board.kings();
+    let hanging = (men & enemy_att.all & !own_att.all).count() as i32;
+    let threatened = ((board.knights() | board.bishops()) & own & enemy_att.pawns).count()
+        + (board.rooks() & own & (enemy_att.pawns | enemy_att.minors)).count()
+        + (board.queens() & own & (enemy_att.pawns | enemy_att.minors | enemy_att.rooks)).count();
+    let sign = stm.fold_wb(1, -1);
+    sink.add(layout::STM_HANGING, sign * hanging);
+    sink.add(layout::STM_THREATENED, sign * threatened as i32);
 }
 
 /// Feeds every coefficient of the groups in `groups` to `sink`.
@@ -280,6 +379,9 @@ pub(crate) fn extract<S: Sink>(pos: &Chess, groups: &Groups, sink: &mut S) {
             let c = (white_men & b.all & !w.all).count() as i32
                 - (black_men & w.all & !b.all).count() as i32;
             sink.add(layout::HANGING, c);
+        }
+        if groups.extras {
+            extras(pos, &w, &b, sink);
         }
     }
 

@@ -16,7 +16,10 @@
 //!     "pawn_shield": ..., "defended": ..., "hanging": ...,
 //!     "doubled_pawn": ..., "isolated_pawn": ...,
 //!     "passed_pawn": {"rank2": ..., "rank3": ..., ..., "rank7": ...},
-//!     "bishop_pair": ..., "tempo": ..., "study_mobility": ..., "study_king_safety": ...
+//!     "bishop_pair": ..., "tempo": ..., "study_mobility": ..., "study_king_safety": ...,
+//!     "rook_open_file": ..., "rook_semi_open_file": ..., "knight_outpost": ...,
+//!     "pawn_threats": ..., "king_danger": ..., "passed_king_distance": ...,
+//!     "passed_blocked": ..., "stm_hanging": ..., "stm_threatened": ...
 //!   }
 //! }
 //! ```
@@ -135,6 +138,15 @@ struct Terms {
     tempo: Pair,
     study_mobility: Pair,
     study_king_safety: Pair,
+    rook_open_file: Pair,
+    rook_semi_open_file: Pair,
+    knight_outpost: Pair,
+    pawn_threats: Pair,
+    king_danger: Pair,
+    passed_king_distance: Pair,
+    passed_blocked: Pair,
+    stm_hanging: Pair,
+    stm_threatened: Pair,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -205,6 +217,15 @@ fn to_terms(w: &Weights) -> Terms {
         tempo: pair(w, Term::Tempo),
         study_mobility: pair(w, Term::StudyMobility),
         study_king_safety: pair(w, Term::StudyKingSafety),
+        rook_open_file: pair(w, Term::RookOpenFile),
+        rook_semi_open_file: pair(w, Term::RookSemiOpenFile),
+        knight_outpost: pair(w, Term::KnightOutpost),
+        pawn_threats: pair(w, Term::PawnThreats),
+        king_danger: pair(w, Term::KingDanger),
+        passed_king_distance: pair(w, Term::PassedKingDistance),
+        passed_blocked: pair(w, Term::PassedBlocked),
+        stm_hanging: pair(w, Term::StmHanging),
+        stm_threatened: pair(w, Term::StmThreatened),
     }
 }
 
@@ -241,6 +262,15 @@ fn from_terms(t: &Terms) -> Weights {
     set(Term::Tempo, &t.tempo);
     set(Term::StudyMobility, &t.study_mobility);
     set(Term::StudyKingSafety, &t.study_king_safety);
+    set(Term::RookOpenFile, &t.rook_open_file);
+    set(Term::RookSemiOpenFile, &t.rook_semi_open_file);
+    set(Term::KnightOutpost, &t.knight_outpost);
+    set(Term::PawnThreats, &t.pawn_threats);
+    set(Term::KingDanger, &t.king_danger);
+    set(Term::PassedKingDistance, &t.passed_king_distance);
+    set(Term::PassedBlocked, &t.passed_blocked);
+    set(Term::StmHanging, &t.stm_hanging);
+    set(Term::StmThreatened, &t.stm_threatened);
     let pst = &t.pst;
     for (role, tp) in [
         (Role::Pawn, &pst.pawn),

@@ -20,6 +20,15 @@
 //! | 406       | tempo                                                                 |
 //! | 407       | study mobility                                                        |
 //! | 408       | study king safety                                                     |
+//! | 409       | rook on an open file                                                  |
+//! | 410       | rook on a semi-open file                                              |
+//! | 411       | knight outpost                                                        |
+//! | 412       | pawn threats                                                          |
+//! | 413       | king danger                                                           |
+//! | 414       | passed pawn king distance                                             |
+//! | 415       | blocked passed pawn                                                   |
+//! | 416       | hanging, side to move                                                 |
+//! | 417       | threatened, side to move                                              |
 //!
 //! PST squares are numbered from White's point of view with a1 = 0, b1 = 1, ..., h8 = 63;
 //! a Black piece counts on the vertically mirrored square (a Black knight on e5 counts
@@ -30,7 +39,7 @@ use std::fmt;
 use shakmaty::{Role, Square};
 
 /// Number of terms (length of a weight vector).
-pub const TERM_COUNT: usize = 409;
+pub const TERM_COUNT: usize = 418;
 
 /// First material term (pawn); knight, bishop, rook, queen follow.
 pub const MATERIAL: usize = 0;
@@ -61,7 +70,26 @@ pub const STUDY_MOBILITY: usize = TEMPO + 1;
 /// Index of [`Term::StudyKingSafety`].
 pub const STUDY_KING_SAFETY: usize = STUDY_MOBILITY + 1;
 
-const _: () = assert!(STUDY_KING_SAFETY + 1 == TERM_COUNT);
+/// Index of [`Term::RookOpenFile`].
+pub const ROOK_OPEN_FILE: usize = STUDY_KING_SAFETY + 1;
+/// Index of [`Term::RookSemiOpenFile`].
+pub const ROOK_SEMI_OPEN_FILE: usize = ROOK_OPEN_FILE + 1;
+/// Index of [`Term::KnightOutpost`].
+pub const KNIGHT_OUTPOST: usize = ROOK_SEMI_OPEN_FILE + 1;
+/// Index of [`Term::PawnThreats`].
+pub const PAWN_THREATS: usize = KNIGHT_OUTPOST + 1;
+/// Index of [`Term::KingDanger`].
+pub const KING_DANGER: usize = PAWN_THREATS + 1;
+/// Index of [`Term::PassedKingDistance`].
+pub const PASSED_KING_DISTANCE: usize = KING_DANGER + 1;
+/// Index of [`Term::PassedBlocked`].
+pub const PASSED_BLOCKED: usize = PASSED_KING_DISTANCE + 1;
+/// Index of [`Term::StmHanging`].
+pub const STM_HANGING: usize = PASSED_BLOCKED + 1;
+/// Index of [`Term::StmThreatened`].
+pub const STM_THREATENED: usize = STM_HANGING + 1;
+
+const _: () = assert!(STM_THREATENED + 1 == TERM_COUNT);
 
 /// Piece types in term order (material, PST and mobility blocks).
 pub const ROLES: [Role; 6] = [
@@ -118,6 +146,29 @@ pub enum Term {
     StudyMobility,
     /// The study's king safety: squares next to the enemy king attacked by the side.
     StudyKingSafety,
+    /// Rooks on a file without pawns.
+    RookOpenFile,
+    /// Rooks on a file without own pawns but with enemy pawns.
+    RookSemiOpenFile,
+    /// Knights on relative ranks 4 to 6, defended by an own pawn, that no enemy pawn can
+    /// ever attack (none on an adjacent file ahead).
+    KnightOutpost,
+    /// Enemy knights, bishops, rooks and queens attacked by the side's pawns.
+    PawnThreats,
+    /// The square of the king-zone attack count ([`Term::KingZoneAttacks`], capped at 12):
+    /// attacks on the king grow more dangerous together.
+    KingDanger,
+    /// Over the side's passed pawns: the enemy king's distance to the square in front of the
+    /// pawn minus the own king's (Chebyshev distance; kings race for passed pawns).
+    PassedKingDistance,
+    /// Passed pawns whose square in front is occupied.
+    PassedBlocked,
+    /// The side to move's hanging pieces and pawns (attacked, not defended, not the king),
+    /// counted for the side to move only: +n when White is to move, −n when Black is.
+    StmHanging,
+    /// The side to move's pieces attacked by a lower-valued enemy piece (pawn on a piece,
+    /// minor on a rook or queen, rook on a queen), counted like [`Term::StmHanging`].
+    StmThreatened,
 }
 
 impl Term {
@@ -141,6 +192,15 @@ impl Term {
             Term::Tempo => TEMPO,
             Term::StudyMobility => STUDY_MOBILITY,
             Term::StudyKingSafety => STUDY_KING_SAFETY,
+            Term::RookOpenFile => ROOK_OPEN_FILE,
+            Term::RookSemiOpenFile => ROOK_SEMI_OPEN_FILE,
+            Term::KnightOutpost => KNIGHT_OUTPOST,
+            Term::PawnThreats => PAWN_THREATS,
+            Term::KingDanger => KING_DANGER,
+            Term::PassedKingDistance => PASSED_KING_DISTANCE,
+            Term::PassedBlocked => PASSED_BLOCKED,
+            Term::StmHanging => STM_HANGING,
+            Term::StmThreatened => STM_THREATENED,
         }
     }
 
@@ -164,6 +224,15 @@ impl Term {
             TEMPO => Term::Tempo,
             STUDY_MOBILITY => Term::StudyMobility,
             STUDY_KING_SAFETY => Term::StudyKingSafety,
+            ROOK_OPEN_FILE => Term::RookOpenFile,
+            ROOK_SEMI_OPEN_FILE => Term::RookSemiOpenFile,
+            KNIGHT_OUTPOST => Term::KnightOutpost,
+            PAWN_THREATS => Term::PawnThreats,
+            KING_DANGER => Term::KingDanger,
+            PASSED_KING_DISTANCE => Term::PassedKingDistance,
+            PASSED_BLOCKED => Term::PassedBlocked,
+            STM_HANGING => Term::StmHanging,
+            STM_THREATENED => Term::StmThreatened,
             _ => return None,
         })
     }
@@ -200,6 +269,15 @@ impl fmt::Display for Term {
             Term::Tempo => f.write_str("tempo"),
             Term::StudyMobility => f.write_str("study_mobility"),
             Term::StudyKingSafety => f.write_str("study_king_safety"),
+            Term::RookOpenFile => f.write_str("rook_open_file"),
+            Term::RookSemiOpenFile => f.write_str("rook_semi_open_file"),
+            Term::KnightOutpost => f.write_str("knight_outpost"),
+            Term::PawnThreats => f.write_str("pawn_threats"),
+            Term::KingDanger => f.write_str("king_danger"),
+            Term::PassedKingDistance => f.write_str("passed_king_distance"),
+            Term::PassedBlocked => f.write_str("passed_blocked"),
+            Term::StmHanging => f.write_str("stm_hanging"),
+            Term::StmThreatened => f.write_str("stm_threatened"),
         }
     }
 }
@@ -238,6 +316,7 @@ mod tests {
         assert_eq!(Term::Mobility(Role::Knight).index(), 389);
         assert_eq!(Term::PassedPawn(7).index(), 404);
         assert_eq!(Term::StudyKingSafety.index(), 408);
+        assert_eq!(Term::StmThreatened.index(), 417);
         assert_eq!(term_name(5 + 64 + 28), "pst.knight.e4");
         assert_eq!(term_name(401), "passed_pawn.rank4");
     }

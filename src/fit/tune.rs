@@ -45,6 +45,7 @@ use crate::eval::layout::{STUDY_KING_SAFETY, STUDY_MOBILITY};
 use crate::eval::{
     Evaluator, MAX_PHASE, Provenance, TERM_COUNT, TermList, Weights, terms as term_list,
 };
+use crate::search::Quiescence;
 use crate::{Error, Result};
 
 /// Mate labels count as this many centipawns (signed); centipawn labels are clamped to it.
@@ -190,8 +191,10 @@ pub fn label_cp(eval_cp: Option<i64>, mate: Option<i64>) -> Option<f64> {
 }
 
 /// Reads every position with its split part (assigning parts to new positions first) and
-/// computes its term rows, in parallel.
-pub fn load(conn: &Connection) -> Result<TuneSet> {
+/// computes its term rows, in parallel. With `leaves`, each position is first replaced by
+/// the quiet position its capture-only quiescence search under that evaluator ends in
+/// (Texel's practice: the static evaluation is then fitted where the engine uses it).
+pub fn load(conn: &Connection, leaves: Option<&Evaluator>) -> Result<TuneSet> {
     split::ensure(conn)?;
     let mut stmt = conn.prepare(
         "SELECT p.fen, p.eval_cp, p.mate, p.result, s.part \
@@ -218,13 +221,20 @@ pub fn load(conn: &Connection) -> Result<TuneSet> {
             Ok((fen, label, result, part))
         })
         .collect::<Result<_>>()?;
+    let leaves = leaves.map(|e| std::sync::Arc::new(e.clone()));
     let rows: Vec<Option<TermRow>> = raw
         .par_iter()
-        .map_init(TermList::new, |tl, (fen, ..)| {
-            let pos: Chess = parse_position(fen).ok()?;
-            term_list(&pos, tl);
-            Some((tl.entries().to_vec(), tl.phase() as u8))
-        })
+        .map_init(
+            || (TermList::new(), leaves.clone().map(Quiescence::new)),
+            |(tl, q), (fen, ..)| {
+                let mut pos: Chess = parse_position(fen).ok()?;
+                if let Some(q) = q {
+                    pos = q.leaf(&pos).1;
+                }
+                term_list(&pos, tl);
+                Some((tl.entries().to_vec(), tl.phase() as u8))
+            },
+        )
         .collect();
     let mut set = TuneSet {
         offsets: vec![0],
@@ -730,7 +740,7 @@ mod tests {
             &indicatif::ProgressBar::hidden(),
         )
         .unwrap();
-        let set = load(&conn).unwrap();
+        let set = load(&conn, None).unwrap();
         assert!(set.len() > 1800);
         let mut opts = Options::new("t", ":memory:");
         // A small grid keeps the debug-build test quick; the search itself is the same.

@@ -630,6 +630,16 @@ impl Searcher {
         best
     }
 
+    /// Makes `code` followed by the child's PV the PV of `ply`.
+    #[inline]
+    fn update_pv(&mut self, ply: usize, code: u16) {
+        self.pv[ply][ply] = code;
+        let child_len = self.pv_len[ply + 1].max(ply + 1);
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        head[ply][ply + 1..child_len].copy_from_slice(&tail[0][ply + 1..child_len]);
+        self.pv_len[ply] = child_len;
+    }
+
     /// Moves of the PV table row `ply`, decoded along `pos`.
     fn pv_moves(&self, pos: &Chess, ply: usize) -> Vec<Move> {
         let mut out = Vec::new();
@@ -954,11 +964,7 @@ impl Searcher {
                 if score > alpha {
                     best_code = code;
                     alpha = score;
-                    self.pv[ply][ply] = code;
-                    let child_len = self.pv_len[ply + 1].max(ply + 1);
-                    let (head, tail) = self.pv.split_at_mut(ply + 1);
-                    head[ply][ply + 1..child_len].copy_from_slice(&tail[0][ply + 1..child_len]);
-                    self.pv_len[ply] = child_len;
+                    self.update_pv(ply, code);
                     if score >= beta {
                         if quiet {
                             self.update_quiet_stats(pos, code, depth, ply, &quiets_tried);
@@ -1068,6 +1074,9 @@ impl Searcher {
                 best = score;
                 if score > alpha {
                     alpha = score;
+                    // The capture sequence is kept as a PV, so the quiet position the
+                    // score comes from can be recovered (`qsearch_leaf`).
+                    self.update_pv(ply, encode(m));
                     if score >= beta {
                         break;
                     }
@@ -1087,11 +1096,45 @@ fn history_index(turn: usize, code: u16) -> usize {
 /// point of view (the `eval` command's "after captures" figure). Mates found by the
 /// evasion search in check are reported as ±[`crate::eval::EVAL_LIMIT`].
 pub fn qsearch_eval(evaluator: &Evaluator, pos: &Chess) -> i32 {
-    let mut s = Searcher::with_table(Arc::new(evaluator.clone()), TranspositionTable::tiny());
-    let v = s
-        .qsearch(pos, -INF, INF, 0)
-        .clamp(-crate::eval::EVAL_LIMIT, crate::eval::EVAL_LIMIT);
-    if pos.turn() == Color::White { v } else { -v }
+    qsearch_leaf(evaluator, pos).0
+}
+
+/// A reusable capture-only quiescence search (keep one per thread: making a [`Searcher`]
+/// is far dearer than a typical quiescence search).
+pub struct Quiescence {
+    searcher: Searcher,
+}
+
+impl Quiescence {
+    /// A quiescence searcher with `evaluator`.
+    pub fn new(evaluator: Arc<Evaluator>) -> Quiescence {
+        Quiescence {
+            searcher: Searcher::with_table(evaluator, TranspositionTable::tiny()),
+        }
+    }
+
+    /// The quiet position the quiescence search of `pos` ends in (its principal variation
+    /// played out), with the score from White's point of view. The tuner fits the static
+    /// evaluation of these leaves, the positions the engine's evaluation actually sees.
+    pub fn leaf(&mut self, pos: &Chess) -> (i32, Chess) {
+        let s = &mut self.searcher;
+        s.nodes = 0;
+        s.seldepth = 0;
+        s.stopped = false;
+        let v = s
+            .qsearch(pos, -INF, INF, 0)
+            .clamp(-crate::eval::EVAL_LIMIT, crate::eval::EVAL_LIMIT);
+        let mut leaf = pos.clone();
+        for m in s.pv_moves(pos, 0) {
+            leaf.play_unchecked(m);
+        }
+        (if pos.turn() == Color::White { v } else { -v }, leaf)
+    }
+}
+
+/// [`Quiescence::leaf`] with a one-off searcher.
+pub fn qsearch_leaf(evaluator: &Evaluator, pos: &Chess) -> (i32, Chess) {
+    Quiescence::new(Arc::new(evaluator.clone())).leaf(pos)
 }
 
 #[cfg(test)]
@@ -1120,6 +1163,27 @@ mod tests {
 
     fn uci(m: Option<Move>) -> String {
         m.map_or("0000".into(), |m| UciMove::from_standard(m).to_string())
+    }
+
+    #[test]
+    fn qsearch_score_is_the_static_eval_of_its_leaf() {
+        let e = Evaluator::builtin("seed003").unwrap();
+        let mut resolved = 0;
+        for line in include_str!("../../tests/fixtures/eval-positions-2k.csv")
+            .lines()
+            .skip(1)
+            .step_by(5)
+        {
+            let p = pos(line.rsplit_once(',').unwrap().0);
+            let (v, leaf) = qsearch_leaf(&e, &p);
+            if leaf.is_check() || leaf.legal_moves().is_empty() {
+                continue;
+            }
+            assert_eq!(v, e.evaluate(&leaf), "{line}");
+            resolved += usize::from(leaf.board() != p.board());
+        }
+        // Some positions have captures worth making.
+        assert!(resolved > 20, "{resolved}");
     }
 
     #[test]
