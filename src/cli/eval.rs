@@ -147,7 +147,25 @@ fn record(db_path: &Path, source: &str, reports: &[evaluate::Report]) {
     }
     let result = db::open(db_path).and_then(|conn| {
         for r in reports {
-            runs::record(&conn, "eval", &format!("{} on {source}", r.evaluator), r)?;
+            // Flat, so that the report's run table shows every measure as a column.
+            let summary = serde_json::json!({
+                "positions": r.positions,
+                "labelled": r.labelled,
+                "tau": r.static_eval.tau,
+                "tau_qs": r.qsearch.tau,
+                "pearson": r.static_eval.pearson,
+                "pearson_qs": r.qsearch.pearson,
+                "rmse": r.static_eval.rmse,
+                "rmse_qs": r.qsearch.rmse,
+                "loss": r.static_eval.texel_loss,
+                "loss_qs": r.qsearch.texel_loss,
+            });
+            runs::record(
+                &conn,
+                "eval",
+                &format!("{} on {source}", r.evaluator),
+                &summary,
+            )?;
         }
         Ok(())
     });

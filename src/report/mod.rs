@@ -48,6 +48,7 @@ pub fn render(conn: &Connection, db_path: &Path, opts: &Options) -> Result<Strin
     );
     data_section(conn, &mut md)?;
     fits_section(conn, opts.max_fits.max(1), &mut md)?;
+    evaluators_section(conn, &mut md)?;
     if let Some(dir) = &opts.heatmaps {
         heatmap_section(dir, &mut md);
     }
@@ -227,6 +228,42 @@ fn metrics_table(metrics: &Value, md: &mut String) {
     if !scalars.is_empty() {
         let _ = writeln!(md, "{}.\n", scalars.join(", "));
     }
+}
+
+/// The evaluators stored by `tune`, with their held-out measures.
+fn evaluators_section(conn: &Connection, md: &mut String) -> Result<()> {
+    let list = db::evaluators::list(conn)?;
+    if list.is_empty() {
+        return Ok(());
+    }
+    let _ = writeln!(
+        md,
+        "## Tuned evaluators
+"
+    );
+    let _ = writeln!(
+        md,
+        "Texel loss on the validation and test parts and Kendall τ-b of the static evaluation \
+         on the test part, as `tune` measured them with the rounded weights.\n"
+    );
+    let _ = writeln!(
+        md,
+        "| evaluator | valid loss | test loss | test τ | date |\n| --- | ---: | ---: | ---: | --- |"
+    );
+    let cell = |v: Option<f64>, d: usize| v.map_or(String::new(), |v| format!("{v:.d$}"));
+    for e in &list {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} |",
+            e.name.replace('|', "\\|"),
+            cell(e.valid_loss, 6),
+            cell(e.test_loss, 6),
+            cell(e.test_tau, 4),
+            e.created_at
+        );
+    }
+    let _ = writeln!(md);
+    Ok(())
 }
 
 fn heatmap_section(dir: &str, md: &mut String) {

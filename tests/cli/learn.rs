@@ -87,6 +87,16 @@ cgtest!(tune_exports_an_evaluator_that_eval_reads_back, |dir| {
         std::fs::read_to_string(dir.path().join("tuned.json")).unwrap(),
         std::fs::read_to_string(dir.path().join("again.json")).unwrap()
     );
+    // The report shows the stored evaluator and the recorded comparisons.
+    let md = dir.ok(&["report"]);
+    assert!(
+        md.contains("## Tuned evaluators") && md.contains("| mine |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("Evaluators against the labels") && md.contains("tau_qs"),
+        "{md}"
+    );
     // Bad options.
     let e = fails(&dir, &["tune", "--lambdas", "1.5"]);
     assert!(e.contains("1.5"), "{e}");
