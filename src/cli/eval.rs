@@ -37,7 +37,7 @@ pub struct Args {
     /// Evaluate only this many positions (from the database: a fixed pseudo-random sample; from a file: the first N).
     #[arg(long, value_name = "N")]
     sample: Option<usize>,
-    /// K of the Texel loss σ(K·cp) [default: the first evaluator's fitted K, else ln(10)/400].
+    /// K of the Texel loss σ(K·cp) [default: the K fitted with the first tuned evaluator given, else ln(10)/400].
     #[arg(long, value_name = "K")]
     k: Option<f64>,
     /// Write `fen,static,qsearch,label` rows for the (single) evaluator to this CSV file.
@@ -117,11 +117,9 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             anyhow::ensure!(k > 0.0 && k.is_finite(), "--k must be positive");
             k
         }
-        None => evals[0]
-            .provenance()
-            .extra
-            .get("k")
-            .and_then(|v| v.as_f64())
+        None => evals
+            .iter()
+            .find_map(|e| e.provenance().extra.get("k").and_then(|v| v.as_f64()))
             .unwrap_or(DEFAULT_K),
     };
     let mut reports = Vec::new();
