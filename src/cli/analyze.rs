@@ -23,14 +23,7 @@ pub struct Args {
 
 /// Runs `chessgraph analyze`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    if !db_path.exists() {
-        anyhow::bail!(
-            "no database at {} (run `chessgraph import FILE` first)",
-            db_path.display()
-        );
-    }
-    let mut conn =
-        db::open(db_path).with_context(|| format!("cannot open database {}", db_path.display()))?;
+    let mut conn = super::open_existing(db_path, "`chessgraph import FILE`")?;
     let progress = if args.quiet || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()
     } else {

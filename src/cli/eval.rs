@@ -89,20 +89,14 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             (samples, path.display().to_string())
         }
         None => {
-            if !db_path.exists() {
-                anyhow::bail!(
-                    "no database at {} (give --input FILE, or run `chessgraph import FILE` first)",
-                    db_path.display()
-                );
-            }
             let part = match args.part.as_str() {
                 "all" => None,
                 p => Some(Part::parse(p).with_context(|| {
                     format!("--part must be train, valid, test or all, not {p:?}")
                 })?),
             };
-            let conn = db::open(db_path)
-                .with_context(|| format!("cannot open database {}", db_path.display()))?;
+            let conn =
+                super::open_existing(db_path, "`chessgraph import FILE` (or give --input FILE)")?;
             let samples = evaluate::read_db(&conn, part, args.sample)
                 .with_context(|| format!("reading positions from {}", db_path.display()))?;
             (

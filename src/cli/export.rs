@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use chessgraph::db::{self, evaluators};
+use chessgraph::db::evaluators;
 use chessgraph::fit::export::fit_to_evaluator;
 
 /// Arguments of `chessgraph export`.
@@ -34,15 +34,9 @@ pub struct Args {
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let evaluator = match (args.fit, &args.evaluator) {
         (Some(id), _) => {
-            anyhow::ensure!(
-                db_path.exists(),
-                "no database at {} (fits are stored by `chessgraph fit`)",
-                db_path.display()
-            );
+            let conn = super::open_existing(db_path, "`chessgraph fit linear`")?;
             let base = evaluators::resolve(db_path, &args.base)
                 .with_context(|| format!("--base {}", args.base))?;
-            let conn = db::open(db_path)
-                .with_context(|| format!("cannot open database {}", db_path.display()))?;
             let name = args.name.unwrap_or_else(|| format!("fit-{id}"));
             let c = fit_to_evaluator(&conn, id, &base, &name, args.drop_unmapped)
                 .with_context(|| format!("exporting fit #{id}"))?;

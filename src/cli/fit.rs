@@ -5,7 +5,6 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
-use chessgraph::db;
 use chessgraph::fit::{Coefficient, FitRecord, Selection, Target, linear, logistic};
 
 /// Arguments of `chessgraph fit`.
@@ -59,14 +58,7 @@ enum TargetArg {
 
 /// Runs `chessgraph fit`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    if !db_path.exists() {
-        anyhow::bail!(
-            "no database at {} (run `chessgraph import FILE` and `chessgraph analyze` first)",
-            db_path.display()
-        );
-    }
-    let conn =
-        db::open(db_path).with_context(|| format!("cannot open database {}", db_path.display()))?;
+    let conn = super::open_existing(db_path, "`chessgraph import FILE` and `chessgraph analyze`")?;
     let mut out = std::io::stdout().lock();
     match args.model {
         Model::Linear(c) => {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use chessgraph::{db, heatmap};
+use chessgraph::heatmap;
 
 /// Arguments of `chessgraph heatmap`.
 #[derive(clap::Args)]
@@ -26,15 +26,8 @@ pub struct Args {
 
 /// Runs `chessgraph heatmap`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    if !db_path.exists() {
-        anyhow::bail!(
-            "no database at {} (run `chessgraph import FILE` and `chessgraph analyze` first)",
-            db_path.display()
-        );
-    }
     let start = Instant::now();
-    let conn =
-        db::open(db_path).with_context(|| format!("cannot open database {}", db_path.display()))?;
+    let conn = super::open_existing(db_path, "`chessgraph import FILE` and `chessgraph analyze`")?;
     let opts = heatmap::Options {
         out_dir: args.out_dir,
         filter: args.filter,

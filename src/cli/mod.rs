@@ -12,3 +12,17 @@ pub mod report;
 pub mod solve;
 pub mod stats;
 pub mod tune;
+
+use std::path::Path;
+
+use anyhow::Context;
+
+/// Opens the database at `path` for a command that reads what earlier commands stored; a
+/// missing file is an error that says which command makes it (`first`, e.g.
+/// "`chessgraph import FILE`"), not a silently created empty database.
+pub fn open_existing(path: &Path, first: &str) -> anyhow::Result<rusqlite::Connection> {
+    if !path.exists() {
+        anyhow::bail!("no database at {} (run {first} first)", path.display());
+    }
+    chessgraph::db::open(path).with_context(|| format!("cannot open database {}", path.display()))
+}

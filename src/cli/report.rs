@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use chessgraph::{db, report};
+use chessgraph::report;
 
 /// Arguments of `chessgraph report`.
 #[derive(clap::Args)]
@@ -24,14 +24,7 @@ pub struct Args {
 
 /// Runs `chessgraph report`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    if !db_path.exists() {
-        anyhow::bail!(
-            "no database at {} (run `chessgraph import FILE` first)",
-            db_path.display()
-        );
-    }
-    let conn =
-        db::open(db_path).with_context(|| format!("cannot open database {}", db_path.display()))?;
+    let conn = super::open_existing(db_path, "`chessgraph import FILE`")?;
     let opts = report::Options {
         title: args.title,
         heatmaps: args.heatmaps,

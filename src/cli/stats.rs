@@ -16,14 +16,7 @@ pub struct Args {
 
 /// Runs `chessgraph stats`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    if !db_path.exists() {
-        anyhow::bail!(
-            "no database at {} (run `chessgraph import FILE` first)",
-            db_path.display()
-        );
-    }
-    let conn =
-        db::open(db_path).with_context(|| format!("cannot open database {}", db_path.display()))?;
+    let conn = super::open_existing(db_path, "`chessgraph import FILE`")?;
     let s = db::stats::gather(&conn).context("cannot read statistics")?;
     let mut out = std::io::stdout().lock();
     if args.json {

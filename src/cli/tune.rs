@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use chessgraph::db::{self, evaluators};
+use chessgraph::db::evaluators;
 use chessgraph::fit::split::Part;
 use chessgraph::fit::tune::{self, Options, TuneTarget};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -59,17 +59,10 @@ enum TargetArg {
 
 /// Runs `chessgraph tune`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    if !db_path.exists() {
-        anyhow::bail!(
-            "no database at {} (run `chessgraph import FILE` first)",
-            db_path.display()
-        );
-    }
+    let conn = super::open_existing(db_path, "`chessgraph import FILE`")?;
     anyhow::ensure!(args.max_steps >= 1, "--max-steps must be at least 1");
     let start_eval = evaluators::resolve(db_path, &args.start)
         .with_context(|| format!("--start {}", args.start))?;
-    let conn =
-        db::open(db_path).with_context(|| format!("cannot open database {}", db_path.display()))?;
     let name = match args.name {
         Some(n) if n.trim().is_empty() => anyhow::bail!("--name must not be empty"),
         Some(n) => n,
