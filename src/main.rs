@@ -44,6 +44,8 @@ enum Command {
     Export(cli::export::Args),
     /// Average evaluation per piece and square: one PNG board per piece, a 3 × 4 grid and a CSV.
     Heatmap(cli::heatmap::Args),
+    /// Play two UCI engines against each other (refereed: legal moves, clocks, draws by rule); W/D/L and Elo.
+    Match(cli::matches::Args),
     /// Write a Markdown report of the database: data, features, fits, evaluators, puzzles, matches, benchmarks.
     Report(cli::report::Args),
 }
@@ -62,6 +64,7 @@ fn main() -> ExitCode {
         Command::Eval(args) => cli::eval::run(&cli.db, args),
         Command::Export(args) => cli::export::run(&cli.db, args),
         Command::Heatmap(args) => cli::heatmap::run(&cli.db, args),
+        Command::Match(args) => cli::matches::run(&cli.db, args),
         Command::Report(args) => cli::report::run(&cli.db, args),
     };
     match result {

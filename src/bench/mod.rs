@@ -1,5 +1,6 @@
-//! Benchmarks: puzzle solving (`chessgraph solve`) and evaluator comparisons
-//! (`chessgraph eval`).
+//! Benchmarks: puzzle solving (`chessgraph solve`), evaluator comparisons
+//! (`chessgraph eval`) and engine matches (`chessgraph match`).
 
 pub mod evaluate;
+pub mod matches;
 pub mod puzzles;

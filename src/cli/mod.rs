@@ -8,6 +8,7 @@ pub mod export;
 pub mod fit;
 pub mod heatmap;
 pub mod import;
+pub mod matches;
 pub mod report;
 pub mod solve;
 pub mod stats;

@@ -7,5 +7,6 @@ mod analyze;
 mod engine;
 mod import;
 mod learn;
+mod matches;
 mod report;
 mod solve;

@@ -1,0 +1,218 @@
+//! `chessgraph match`: two UCI engines play each other, refereed by chessgraph.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context;
+use chessgraph::bench::matches::{self, EngineSpec, MatchOptions, TimeControl};
+use chessgraph::db::{self, runs};
+
+/// Arguments of `chessgraph match`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// First engine's command line (`chessgraph` means this program) [default: chessgraph engine].
+    #[arg(long, value_name = "CMD")]
+    engine1: Option<String>,
+    /// Second engine's command line, e.g. "/usr/games/stockfish" or "chessgraph engine --evaluator material".
+    #[arg(long, value_name = "CMD")]
+    engine2: String,
+    /// UCI option for the first engine, NAME=VALUE (repeatable).
+    #[arg(long, value_name = "NAME=VALUE")]
+    option1: Vec<String>,
+    /// UCI option for the second engine, NAME=VALUE (repeatable).
+    #[arg(long, value_name = "NAME=VALUE")]
+    option2: Vec<String>,
+    /// Names in the output and the PGN [default: from the commands].
+    #[arg(long, value_delimiter = ',', value_name = "A,B")]
+    names: Option<Vec<String>>,
+    /// Number of games (each opening twice, colours swapped).
+    #[arg(long, default_value_t = 20)]
+    games: usize,
+    /// Clock: seconds+increment per game, or moves/seconds+increment (e.g. 1+0.01, 40/60).
+    #[arg(long, value_name = "TC", conflicts_with_all = ["movetime", "depth", "nodes"])]
+    tc: Option<String>,
+    /// Fixed time per move in milliseconds.
+    #[arg(long, value_name = "MS", conflicts_with_all = ["depth", "nodes"])]
+    movetime: Option<u64>,
+    /// Fixed search depth per move.
+    #[arg(long, value_name = "N", conflicts_with = "nodes")]
+    depth: Option<u32>,
+    /// Fixed node count per move.
+    #[arg(long, value_name = "N")]
+    nodes: Option<u64>,
+    /// Start positions: a file of FENs, EPD lines or FEN,eval CSV rows [default: 200-odd balanced positions from the shared sample's games].
+    #[arg(long, value_name = "FILE")]
+    openings: Option<PathBuf>,
+    /// Adjudicate a draw after this many plies.
+    #[arg(long, default_value_t = 400, value_name = "N")]
+    max_plies: u32,
+    /// Write the games to this PGN file.
+    #[arg(long, value_name = "FILE")]
+    pgn: Option<PathBuf>,
+    /// Print only the summary.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+fn command_line(cmd: &str) -> anyhow::Result<Vec<String>> {
+    let mut words: Vec<String> = cmd.split_whitespace().map(str::to_owned).collect();
+    anyhow::ensure!(!words.is_empty(), "empty engine command");
+    if words[0] == "chessgraph" {
+        words[0] = std::env::current_exe()
+            .context("cannot find this program's path")?
+            .display()
+            .to_string();
+    }
+    Ok(words)
+}
+
+fn options(list: &[String]) -> anyhow::Result<Vec<(String, String)>> {
+    list.iter()
+        .map(|o| {
+            o.split_once('=')
+                .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
+                .with_context(|| format!("UCI option {o:?} is not NAME=VALUE"))
+        })
+        .collect()
+}
+
+/// Runs `chessgraph match`.
+pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
+    anyhow::ensure!(args.games >= 1, "--games must be at least 1");
+    let tc = match (&args.tc, args.movetime, args.depth, args.nodes) {
+        (Some(tc), ..) => TimeControl::parse_clock(tc).map_err(anyhow::Error::msg)?,
+        (_, Some(ms), ..) => {
+            anyhow::ensure!(ms >= 1, "--movetime must be at least 1 ms");
+            TimeControl::MoveTime(Duration::from_millis(ms))
+        }
+        (_, _, Some(d), _) => {
+            anyhow::ensure!((1..=64).contains(&d), "--depth must be 1 to 64");
+            TimeControl::Depth(d)
+        }
+        (_, _, _, Some(n)) => TimeControl::Nodes(n.max(1)),
+        _ => TimeControl::parse_clock("1+0.01").expect("valid"),
+    };
+    let cmd1 = args.engine1.as_deref().unwrap_or("chessgraph engine");
+    let commands = [command_line(cmd1)?, command_line(&args.engine2)?];
+    let default_names = [cmd1.to_owned(), args.engine2.clone()];
+    let names = match args.names {
+        Some(n) => {
+            anyhow::ensure!(n.len() == 2, "--names takes two names, A,B");
+            [n[0].clone(), n[1].clone()]
+        }
+        None if default_names[0] == default_names[1] => [
+            format!("{} #1", default_names[0]),
+            format!("{} #2", default_names[1]),
+        ],
+        None => default_names,
+    };
+    let specs = [
+        EngineSpec {
+            name: names[0].clone(),
+            command: commands[0].clone(),
+            options: options(&args.option1)?,
+        },
+        EngineSpec {
+            name: names[1].clone(),
+            command: commands[1].clone(),
+            options: options(&args.option2)?,
+        },
+    ];
+    let openings = match &args.openings {
+        Some(path) => matches::read_openings(path)?,
+        None => matches::default_openings(),
+    };
+    let opts = MatchOptions {
+        games: args.games,
+        tc,
+        openings,
+        max_plies: args.max_plies,
+    };
+    let mut pgn = match &args.pgn {
+        Some(path) => Some(std::io::BufWriter::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot create {}", path.display()))?,
+        )),
+        None => None,
+    };
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "{} vs {}: {} games, {}",
+        names[0],
+        names[1],
+        opts.games,
+        tc.describe()
+    )?;
+    let mut io_error = None;
+    let summary = matches::run(&specs, &opts, &mut |g, s| {
+        if let Some(w) = pgn.as_mut()
+            && let Err(e) = w.write_all(g.pgn([&names[0], &names[1]], &tc.describe()).as_bytes())
+        {
+            io_error.get_or_insert(e);
+        }
+        if !args.quiet {
+            let _ = writeln!(
+                out,
+                "game {:>4}: {} - {} {} ({}, {} plies)   {}: +{} ={} -{}",
+                g.number,
+                names[g.white],
+                names[1 - g.white],
+                g.result(),
+                g.termination.describe(),
+                g.moves.len(),
+                names[0],
+                s.wins,
+                s.draws,
+                s.losses
+            );
+        }
+    })
+    .context("match")?;
+    if let Some(e) = io_error {
+        return Err(e).context("writing the PGN");
+    }
+    if let Some(mut w) = pgn {
+        w.flush().context("writing the PGN")?;
+    }
+    let elo = if summary.elo.is_finite() && summary.elo_95.is_finite() {
+        format!("Elo {:+.0} ± {:.0} (95 %)", summary.elo, summary.elo_95)
+    } else if summary.elo.is_finite() {
+        format!("Elo {:+.0} (95 % interval unbounded)", summary.elo)
+    } else {
+        "Elo not estimable from a one-sided score".to_owned()
+    };
+    writeln!(
+        out,
+        "\n{}: +{} ={} -{} of {} games, score {:.1} %, {elo}",
+        names[0],
+        summary.wins,
+        summary.draws,
+        summary.losses,
+        summary.games,
+        100.0 * summary.score,
+    )?;
+    writeln!(
+        out,
+        "illegal moves {} / {}, time losses {} / {}, engine failures {} / {}, mean length {:.0} plies",
+        summary.illegal_moves[0],
+        summary.illegal_moves[1],
+        summary.time_losses[0],
+        summary.time_losses[1],
+        summary.failures[0],
+        summary.failures[1],
+        summary.mean_plies
+    )?;
+    if db_path.exists() {
+        let label = format!("{} vs {} ({})", names[0], names[1], tc.describe());
+        if let Err(e) = db::open(db_path).and_then(|c| runs::record(&c, "match", &label, &summary))
+        {
+            eprintln!(
+                "chessgraph: warning: could not record the match in {}: {e}",
+                db_path.display()
+            );
+        }
+    }
+    Ok(())
+}

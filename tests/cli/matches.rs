@@ -1,0 +1,142 @@
+//! `chessgraph match`: real engines, and fake ones that cheat or crash.
+
+use std::os::unix::fs::PermissionsExt;
+
+use crate::cgtest;
+use crate::util::Dir;
+
+/// A fake UCI engine as a shell script: handshakes, then answers `go` with `reply`
+/// (a shell command line).
+fn fake_engine(dir: &Dir, name: &str, reply: &str) -> String {
+    let script = format!(
+        "#!/bin/sh\nwhile read -r line; do\n  case \"$line\" in\n    uci) echo 'id name {name}'; echo uciok ;;\n    isready) echo readyok ;;\n    go*) {reply} ;;\n    quit) exit 0 ;;\n  esac\ndone\n"
+    );
+    let path = dir.create(name, script);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path.display().to_string()
+}
+
+fn summary_counts(out: &str) -> (u32, u32, u32) {
+    let line = out
+        .lines()
+        .find(|l| l.contains(" of ") && l.contains("games"))
+        .unwrap();
+    let num = |tag: char| -> u32 {
+        let i = line.find(&format!(" {tag}")).unwrap() + 2;
+        line[i..]
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    (num('+'), num('='), num('-'))
+}
+
+cgtest!(match_between_two_chessgraph_engines, |dir| {
+    // A database, so that the match is recorded for the report.
+    dir.sql()
+        .execute_batch("CREATE TABLE scratch (x); DROP TABLE scratch;")
+        .unwrap();
+    let out = dir.ok(&[
+        "match",
+        "--engine2",
+        "chessgraph engine --evaluator material",
+        "--games",
+        "2",
+        "--depth",
+        "2",
+        "--pgn",
+        "games.pgn",
+    ]);
+    let (w, d, l) = summary_counts(&out);
+    assert_eq!(w + d + l, 2, "{out}");
+    assert!(
+        out.contains("illegal moves 0 / 0, time losses 0 / 0, engine failures 0 / 0"),
+        "{out}"
+    );
+    let pgn = std::fs::read_to_string(dir.path().join("games.pgn")).unwrap();
+    assert_eq!(pgn.matches("[Event \"chessgraph match\"]").count(), 2);
+    assert_eq!(pgn.matches("[Result \"").count(), 2);
+    assert_eq!(dir.int("SELECT count(*) FROM runs WHERE kind = 'match'"), 1);
+});
+
+cgtest!(illegal_moves_and_crashes_lose_the_game, |dir| {
+    let cheat = fake_engine(&dir, "cheat.sh", "echo 'bestmove a1a1'");
+    let out = dir.ok(&[
+        "match",
+        "--engine2",
+        &cheat,
+        "--games",
+        "2",
+        "--movetime",
+        "20",
+        "--names",
+        "cg,cheat",
+    ]);
+    assert!(out.contains("illegal move \"a1a1\""), "{out}");
+    assert_eq!(summary_counts(&out), (2, 0, 0), "{out}");
+    assert!(out.contains("illegal moves 0 / 2"), "{out}");
+
+    // Exits when asked to move: a failure each game, restarted in between.
+    let crash = fake_engine(&dir, "crash.sh", "exit 1");
+    let out = dir.ok(&[
+        "match",
+        "--engine2",
+        &crash,
+        "--games",
+        "2",
+        "--movetime",
+        "20",
+    ]);
+    assert_eq!(summary_counts(&out), (2, 0, 0), "{out}");
+    assert!(out.contains("engine failures 0 / 2"), "{out}");
+
+    // Never answers: loses on time, and the clock is the referee's.
+    let sleepy = fake_engine(&dir, "sleepy.sh", "sleep 5");
+    let out = dir.ok(&[
+        "match",
+        "--engine2",
+        &sleepy,
+        "--games",
+        "1",
+        "--tc",
+        "0.2+0",
+    ]);
+    assert!(
+        out.contains("time forfeit") && out.contains("time losses 0 / 1"),
+        "{out}"
+    );
+});
+
+cgtest!(match_refuses_bad_options, |dir| {
+    let fails = |args: &[&str]| {
+        let out = dir.run(args);
+        assert!(!out.status.success(), "{args:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let e = fails(&["match", "--engine2", "chessgraph engine", "--tc", "fast"]);
+    assert!(e.contains("bad time control"), "{e}");
+    let e = fails(&[
+        "match",
+        "--engine2",
+        "chessgraph engine",
+        "--option2",
+        "Hash",
+    ]);
+    assert!(e.contains("NAME=VALUE"), "{e}");
+    dir.create(
+        "o.epd",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -\nnot a fen at all\n",
+    );
+    let e = fails(&[
+        "match",
+        "--engine2",
+        "chessgraph engine",
+        "--openings",
+        "o.epd",
+    ]);
+    assert!(e.contains("o.epd:2"), "{e}");
+    let e = fails(&["match", "--engine2", "/no/such/engine"]);
+    assert!(e.contains("/no/such/engine"), "{e}");
+});
