@@ -21,7 +21,7 @@ pub struct Args {
 
 /// Runs `chessgraph bench`: searches the fixed positions, prints nodes per position and
 /// the total (a deterministic signature) and the speed.
-pub fn run(_db: &Path, args: Args) -> anyhow::Result<()> {
+pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(
         (1..=64).contains(&args.depth),
         "--depth must be between 1 and 64, got {}",
@@ -53,5 +53,17 @@ pub fn run(_db: &Path, args: Args) -> anyhow::Result<()> {
     writeln!(out, "Total time (ms) : {}", total.time.as_millis())?;
     writeln!(out, "Nodes searched  : {}", total.nodes)?;
     writeln!(out, "Nodes/second    : {}", total.nps())?;
+    let record = serde_json::json!({
+        "depth": args.depth,
+        "nodes": total.nodes,
+        "time_ms": total.time.as_millis() as u64,
+        "nps": total.nps(),
+    });
+    super::record_run(
+        db_path,
+        "bench",
+        &format!("evaluator {}", args.evaluator),
+        &record,
+    );
     Ok(())
 }

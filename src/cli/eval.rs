@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use chessgraph::bench::evaluate::{self, Sample};
 use chessgraph::data::{Format, Pov, ReadOptions};
-use chessgraph::db::{self, evaluators, runs};
+use chessgraph::db::evaluators;
 use chessgraph::fit::split::Part;
 use chessgraph::fit::tune::DEFAULT_K;
 
@@ -131,40 +131,27 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     print(&reports, &samples, &source, args.json)
 }
 
-/// Keeps the comparison in the database's `runs` for `chessgraph report` (when evaluating
-/// from the database; a failure to record is reported, not fatal).
+/// Keeps the comparison in the database's `runs` for `chessgraph report`, flat, so that the
+/// report's run table shows every measure as a column.
 fn record(db_path: &Path, source: &str, reports: &[evaluate::Report]) {
-    if !db_path.exists() {
-        return;
-    }
-    let result = db::open(db_path).and_then(|conn| {
-        for r in reports {
-            // Flat, so that the report's run table shows every measure as a column.
-            let summary = serde_json::json!({
-                "positions": r.positions,
-                "labelled": r.labelled,
-                "tau": r.static_eval.tau,
-                "tau_qs": r.qsearch.tau,
-                "pearson": r.static_eval.pearson,
-                "pearson_qs": r.qsearch.pearson,
-                "rmse": r.static_eval.rmse,
-                "rmse_qs": r.qsearch.rmse,
-                "loss": r.static_eval.texel_loss,
-                "loss_qs": r.qsearch.texel_loss,
-            });
-            runs::record(
-                &conn,
-                "eval",
-                &format!("{} on {source}", r.evaluator),
-                &summary,
-            )?;
-        }
-        Ok(())
-    });
-    if let Err(e) = result {
-        eprintln!(
-            "chessgraph: warning: could not record the run in {}: {e}",
-            db_path.display()
+    for r in reports {
+        let summary = serde_json::json!({
+            "positions": r.positions,
+            "labelled": r.labelled,
+            "tau": r.static_eval.tau,
+            "tau_qs": r.qsearch.tau,
+            "pearson": r.static_eval.pearson,
+            "pearson_qs": r.qsearch.pearson,
+            "rmse": r.static_eval.rmse,
+            "rmse_qs": r.qsearch.rmse,
+            "loss": r.static_eval.texel_loss,
+            "loss_qs": r.qsearch.texel_loss,
+        });
+        super::record_run(
+            db_path,
+            "eval",
+            &format!("{} on {source}", r.evaluator),
+            &summary,
         );
     }
 }

@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use anyhow::Context;
 use chessgraph::bench::matches::{self, EngineSpec, MatchOptions, TimeControl};
-use chessgraph::db::{self, runs};
 
 /// Arguments of `chessgraph match`.
 #[derive(clap::Args)]
@@ -204,15 +203,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         summary.failures[1],
         summary.mean_plies
     )?;
-    if db_path.exists() {
-        let label = format!("{} vs {} ({})", names[0], names[1], tc.describe());
-        if let Err(e) = db::open(db_path).and_then(|c| runs::record(&c, "match", &label, &summary))
-        {
-            eprintln!(
-                "chessgraph: warning: could not record the match in {}: {e}",
-                db_path.display()
-            );
-        }
-    }
+    let label = format!("{} vs {} ({})", names[0], names[1], tc.describe());
+    super::record_run(db_path, "match", &label, &summary);
     Ok(())
 }

@@ -27,3 +27,20 @@ pub fn open_existing(path: &Path, first: &str) -> anyhow::Result<rusqlite::Conne
     }
     chessgraph::db::open(path).with_context(|| format!("cannot open database {}", path.display()))
 }
+
+/// Records a command's summary in the `runs` table of the database at `path` for
+/// `chessgraph report`, when that database exists (measuring commands never create one).
+/// A failure to record is a warning: the measurement itself was printed.
+pub fn record_run(path: &Path, kind: &str, label: &str, summary: &impl serde::Serialize) {
+    if !path.exists() {
+        return;
+    }
+    let result = chessgraph::db::open(path)
+        .and_then(|conn| chessgraph::db::runs::record(&conn, kind, label, summary));
+    if let Err(e) = result {
+        eprintln!(
+            "chessgraph: warning: could not record the {kind} run in {}: {e}",
+            path.display()
+        );
+    }
+}

@@ -21,7 +21,7 @@ pub struct Args {
 }
 
 /// Runs `chessgraph solve`: one report line per puzzle, then the summary.
-pub fn run(_db: &Path, args: Args) -> anyhow::Result<()> {
+pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     if args.movetime == Some(0) {
         anyhow::bail!("--movetime must be at least 1 ms");
     }
@@ -43,6 +43,23 @@ pub fn run(_db: &Path, args: Args) -> anyhow::Result<()> {
         out.flush()?;
         reports.push(report);
     }
-    writeln!(out, "{}", Summary::new(&reports, set.bad.len()))?;
+    let summary = Summary::new(&reports, set.bad.len());
+    writeln!(out, "{summary}")?;
+    let mut record = serde_json::json!({
+        "solved": summary.solved,
+        "attempted": summary.attempted,
+        "other_key": summary.other_key,
+        "timeouts": summary.timeouts,
+        "unverified": summary.unverified,
+        "skipped": summary.skipped,
+        "unreadable": summary.unreadable,
+        "median_ms": summary.median.as_secs_f64() * 1e3,
+        "max_ms": summary.max.as_secs_f64() * 1e3,
+    });
+    for g in &summary.by_n {
+        record[format!("mate{}_solved", g.n)] = format!("{}/{}", g.solved, g.total).into();
+        record[format!("mate{}_median_ms", g.n)] = (g.median.as_secs_f64() * 1e3).into();
+    }
+    super::record_run(db_path, "solve", &args.input.display().to_string(), &record);
     Ok(())
 }

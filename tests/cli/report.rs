@@ -49,3 +49,24 @@ cgtest!(report_shows_data_and_fits_from_the_database, |dir| {
     }
     assert!(md.contains("![heatmaps](hm/grid.png)"), "{md}");
 });
+
+cgtest!(report_shows_solve_and_bench_runs, |dir| {
+    // Measuring commands record into an existing database only.
+    dir.ok(&["solve", "--input", &fixture("puzzles-games.pgn")]);
+    assert!(!dir.db().exists());
+    dir.sql()
+        .execute_batch("CREATE TABLE scratch (x); DROP TABLE scratch;")
+        .unwrap();
+    dir.ok(&["solve", "--input", &fixture("puzzles-games.pgn")]);
+    dir.ok(&["bench", "--depth", "3"]);
+    let md = dir.ok(&["report"]);
+    assert!(
+        md.contains("## Puzzles") && md.contains("mate2_solved"),
+        "{md}"
+    );
+    assert!(
+        md.contains("## Engine benchmark") && md.contains("evaluator seed003"),
+        "{md}"
+    );
+    assert_eq!(dir.int("SELECT count(*) FROM runs"), 2);
+});
