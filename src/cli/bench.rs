@@ -5,7 +5,6 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Context;
-use chessgraph::eval::Evaluator;
 use chessgraph::search::bench;
 
 /// Arguments of `chessgraph bench`.
@@ -14,7 +13,7 @@ pub struct Args {
     /// Search depth for every position.
     #[arg(long, default_value_t = bench::DEFAULT_DEPTH)]
     depth: u32,
-    /// Evaluator: a built-in name (material, simplified, seed003) or an evaluator file.
+    /// Evaluator: a built-in name (material, simplified, seed003), an evaluator file, or one stored by `tune` in --db.
     #[arg(long, default_value = "seed003")]
     evaluator: String,
 }
@@ -27,7 +26,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         "--depth must be between 1 and 64, got {}",
         args.depth
     );
-    let evaluator = Evaluator::by_name_or_path(&args.evaluator)
+    let evaluator = chessgraph::db::evaluators::resolve(db_path, &args.evaluator)
         .with_context(|| format!("loading evaluator {:?}", args.evaluator))?;
     let mut out = std::io::stdout().lock();
     let mut io_result = Ok(());

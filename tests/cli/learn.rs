@@ -87,6 +87,9 @@ cgtest!(tune_exports_an_evaluator_that_eval_reads_back, |dir| {
         std::fs::read_to_string(dir.path().join("tuned.json")).unwrap(),
         std::fs::read_to_string(dir.path().join("again.json")).unwrap()
     );
+    // The engine's tools find the stored evaluator by name.
+    let bench = dir.ok(&["bench", "--depth", "2", "--evaluator", "mine"]);
+    assert!(bench.contains("Nodes searched"), "{bench}");
     // The report shows the stored evaluator and the recorded comparisons.
     let md = dir.ok(&["report"]);
     assert!(
