@@ -437,4 +437,38 @@ mod tests {
             1
         );
     }
+
+    #[test]
+    fn hand_checked_extra_terms() {
+        // White: Kg1 Rd1 Ne5, pawns a5 c3 f4. Black: Kg8 Rc8 Bb6, pawns e6 g7 h7. White to move.
+        let pos: Chess = "2r3k1/6pp/1b2p3/P3N3/5P2/2P5/8/3R2K1 w - - 0 1"
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        let mut tl = TermList::new();
+        terms(&pos, &mut tl);
+        let c = |t: Term| tl.coefficient(t.index());
+        // Rd1 on the pawnless d-file; Rc8 on the c-file with only White's c3 pawn.
+        assert_eq!(c(Term::RookOpenFile), 1);
+        assert_eq!(c(Term::RookSemiOpenFile), -1);
+        // Ne5: rank 5, defended by f4, no black pawn on the d- or f-file ahead.
+        assert_eq!(c(Term::KnightOutpost), 1);
+        // a5 attacks the bishop on b6.
+        assert_eq!(c(Term::PawnThreats), 1);
+        // King-zone attacks: White's Ne5 on f7 (1); Black's Bb6 on f2 and on g1, the king's
+        // own square, where its ray stops (2). King danger 1² − 2².
+        assert_eq!(c(Term::KingZoneAttacks), -1);
+        assert_eq!(c(Term::KingDanger), -3);
+        // Passed: a5 (stop a6: Kg8 6, Kg1 6), c3 (c4: 4 and 4), Black's h7 (h6: White's
+        // king 5 away, Black's 2): 0 + 0 − (5 − 2).
+        assert_eq!(c(Term::PassedKingDistance), -3);
+        assert_eq!(c(Term::PassedBlocked), 0);
+        // White to move with a5 (Bb6) and c3 (Rc8) attacked and undefended; nothing of
+        // White's attacked by a lower-valued piece.
+        assert_eq!(c(Term::StmHanging), 2);
+        assert_eq!(c(Term::StmThreatened), 0);
+        // The colour-blind hanging count: White 2, Black 1 (Bb6).
+        assert_eq!(c(Term::Hanging), 1);
+    }
 }
