@@ -90,15 +90,16 @@ def play(engines, names, fen, args, stats, game_id):
         try:
             # A new `game` key makes python-chess send ucinewgame.
             result = eng.play(board, limit, game=game_id)
+        except chess.engine.EngineTerminatedError as e:
+            # (A subclass of EngineError: caught first.)
+            stats["crash"] += 1
+            print(f"  CRASH of {names[side]}: {e} in {board.fen()}", flush=True)
+            return ("0-1" if side == 0 else "1-0"), "engine crash"
         except chess.engine.EngineError as e:
             # python-chess raises on an illegal or missing best move.
             stats["illegal"] += 1
             print(f"  ILLEGAL/engine error by {names[side]}: {e} in {board.fen()}", flush=True)
             return ("0-1" if side == 0 else "1-0"), "illegal move"
-        except chess.engine.EngineTerminatedError as e:
-            stats["crash"] += 1
-            print(f"  CRASH of {names[side]}: {e} in {board.fen()}", flush=True)
-            return ("0-1" if side == 0 else "1-0"), "engine crash"
         elapsed = time.perf_counter() - start
         stats["moves"][side] += 1
         stats["max_think"][names[side]] = max(stats["max_think"].get(names[side], 0.0), elapsed)
@@ -129,6 +130,7 @@ def play(engines, names, fen, args, stats, game_id):
 
 
 def main():
+    global CHESSGRAPH
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--tc", default="1+0.01", help="base+increment in seconds (default 1+0.01)")
@@ -141,22 +143,31 @@ def main():
     ap.add_argument("--engine2-option", action="append")
     ap.add_argument("--max-plies", type=int, default=400)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--chessgraph", default=CHESSGRAPH,
+                    help="chessgraph binary for the chessgraph specs (default target/release/chessgraph)")
     args = ap.parse_args()
+    CHESSGRAPH = os.path.abspath(args.chessgraph)
     base, _, inc = args.tc.partition("+")
     args.base, args.inc = float(base), float(inc or 0)
 
     specs = [args.engine1, args.engine2]
     names = [f"{s}#1" for s in [specs[0]]] + [f"{specs[1]}#2"]
-    engines = [chess.engine.SimpleEngine.popen_uci(engine_command(s)) for s in specs]
-    for e, opts in zip(engines, [args.engine1_option, args.engine2_option]):
-        o = parse_options(opts)
+    option_lists = [args.engine1_option, args.engine2_option]
+
+    def start(k):
+        e = chess.engine.SimpleEngine.popen_uci(engine_command(specs[k]))
+        o = parse_options(option_lists[k])
         if o:
             e.configure(o)
+        return e
+
+    engines = [start(0), start(1)]
 
     stats = {"illegal": 0, "timeloss": 0, "crash": 0, "late": 0, "moves": [0, 0],
              "max_think": {}, "min_clock": {}}
     score = {names[0]: 0.0, names[1]: 0.0}
     reasons = {}
+    by_result = {"1-0": 0, "0-1": 0, "1/2-1/2": 0}
     fens = openings(args.games, args.seed)
     t0 = time.time()
     played = 0
@@ -167,7 +178,19 @@ def main():
         res, why = play([engines[order[0]], engines[order[1]]],
                         [names[order[0]], names[order[1]]], fen, args, stats, i)
         played += 1
+        if why == "engine crash":
+            # Replace the dead process(es) so that the remaining games still count.
+            for k in range(2):
+                try:
+                    engines[k].ping()
+                except Exception:
+                    try:
+                        engines[k].close()
+                    except Exception:
+                        pass
+                    engines[k] = start(k)
         reasons[why] = reasons.get(why, 0) + 1
+        by_result[res] += 1
         if res == "1-0":
             score[names[order[0]]] += 1
         elif res == "0-1":
@@ -183,6 +206,8 @@ def main():
     print("=" * 60)
     print(f"games {played}, {dt:.0f} s; tc {'movetime %d ms' % args.movetime if args.movetime else args.tc}")
     print(f"score {names[0]} {score[names[0]]} : {score[names[1]]} {names[1]}")
+    print(f"results: white wins {by_result['1-0']}, black wins {by_result['0-1']}, "
+          f"draws {by_result['1/2-1/2']}")
     print(f"terminations {reasons}")
     print(f"moves played {sum(stats['moves'])}; illegal {stats['illegal']}; "
           f"time losses {stats['timeloss']}; crashes {stats['crash']}; late {stats['late']}")
