@@ -13,6 +13,8 @@ Examples:
   python3 scripts/match.py --games 40 --tc 1+0.01 \\
       --engine2 /usr/games/stockfish --engine2-option "Skill Level=0"
   python3 scripts/match.py --games 20 --movetime 100          # 100 ms per move
+  python3 scripts/match.py --games 100 --tc 40/2               # 2 s per 40 moves, repeating
+  python3 scripts/match.py --games 100 --tc 2+0                # sudden death, no increment
 
 Exit status 1 if any illegal move, time loss or engine failure happened.
 Needs `pip install chess` (python-chess).
@@ -68,6 +70,7 @@ def play(engines, names, fen, args, stats, game_id):
     """engines[0] plays White. Returns (result, reason)."""
     board = chess.Board(fen)
     clock = [args.base, args.base]  # seconds, index 0 = White
+    made = [0, 0]  # moves made by each side, for moves-to-go time controls
     game_plies = 0
     while True:
         outcome = board.outcome(claim_draw=True)
@@ -85,6 +88,7 @@ def play(engines, names, fen, args, stats, game_id):
                 black_clock=max(clock[1], 0.001),
                 white_inc=args.inc,
                 black_inc=args.inc,
+                remaining_moves=(args.mtg - made[side] % args.mtg) if args.mtg else None,
             )
         start = time.perf_counter()
         try:
@@ -118,6 +122,9 @@ def play(engines, names, fen, args, stats, game_id):
                 )
                 return ("0-1" if side == 0 else "1-0"), "time forfeit"
             clock[side] += args.inc
+            made[side] += 1
+            if args.mtg and made[side] % args.mtg == 0:
+                clock[side] += args.base  # next time control
             stats["min_clock"][names[side]] = min(
                 stats["min_clock"].get(names[side], 1e9), clock[side]
             )
@@ -133,7 +140,9 @@ def main():
     global CHESSGRAPH
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=20)
-    ap.add_argument("--tc", default="1+0.01", help="base+increment in seconds (default 1+0.01)")
+    ap.add_argument("--tc", default="1+0.01",
+                    help="[MOVES/]BASE[+INC] in seconds: 1+0.01 (default), 2+0, 40/2 (2 s per 40 moves, "
+                         "repeating; sent as movestogo)")
     ap.add_argument("--movetime", type=int, default=0, help="fixed ms per move instead of a clock")
     ap.add_argument("--movetime-slack", type=int, default=50,
                     help="ms beyond movetime counted as late (default 50)")
@@ -147,7 +156,9 @@ def main():
                     help="chessgraph binary for the chessgraph specs (default target/release/chessgraph)")
     args = ap.parse_args()
     CHESSGRAPH = os.path.abspath(args.chessgraph)
-    base, _, inc = args.tc.partition("+")
+    mtg, _, rest = args.tc.rpartition("/")
+    args.mtg = int(mtg) if mtg else 0
+    base, _, inc = rest.partition("+")
     args.base, args.inc = float(base), float(inc or 0)
 
     specs = [args.engine1, args.engine2]
