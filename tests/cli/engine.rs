@@ -252,6 +252,27 @@ cgtest!(stop_during_go_infinite_returns_a_move, |dir| {
     e.quit();
 });
 
+cgtest!(
+    go_mate_without_a_quick_answer_obeys_stop_and_movetime,
+    |dir| {
+        // A mate in 5 from the start position cannot be proven or refuted quickly: the
+        // full-width mate search must still end on stop and on movetime, with a legal move.
+        let mut e = Uci::start(&dir, &[]);
+        e.handshake();
+        e.send("position startpos");
+        e.send("go mate 5");
+        e.send("isready");
+        e.expect("readyok");
+        e.send("stop");
+        let m = e.bestmove().expect("a move");
+        assert!(m.to_move(&Chess::default()).is_ok(), "{m}");
+        e.send("go mate 5 movetime 100");
+        let m = e.bestmove().expect("a move");
+        assert!(m.to_move(&Chess::default()).is_ok(), "{m}");
+        e.quit();
+    }
+);
+
 cgtest!(ponder_then_ponderhit, |dir| {
     let mut e = Uci::start(&dir, &[]);
     e.handshake();
