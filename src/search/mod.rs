@@ -8,7 +8,8 @@
 //! move reductions, futility pruning of quiet moves near the leaves, repetition,
 //! fifty-move and insufficient-material draws, mate-distance scores, optional Syzygy
 //! WDL probes. Evaluations come from an [`Evaluator`], always the same function the tuner
-//! fits. [`mate`] is the separate full-width mate search (`chessgraph solve`).
+//! fits. [`mate`] is the separate full-width mate search (`chessgraph solve`); `go mate N`
+//! runs it first, because the pruning above can miss the quiet key of a composed problem.
 
 pub mod bench;
 pub mod hash;
@@ -26,6 +27,7 @@ use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, MoveList, Positi
 use shakmaty_syzygy::{Tablebase, Wdl};
 
 use crate::eval::Evaluator;
+use mate::{MateLimits, MateSearcher};
 pub use time::{Budget, Clock, Limits};
 use tt::{Bound, NO_EVAL, TranspositionTable};
 
@@ -41,6 +43,9 @@ pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
 pub const TB_WIN: i32 = MATE_BOUND - MAX_PLY as i32 - 1;
 /// Larger than any score.
 pub const INF: i32 = 31_000;
+/// Depth of the ordinary search that picks a move after `go mate N` proved that there is
+/// no mate in N and nothing else (time, depth, nodes, infinite) bounds the search.
+pub const NO_MATE_FALLBACK_DEPTH: u32 = 12;
 
 /// A score as UCI reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -218,6 +223,9 @@ struct RootMove {
 pub struct Searcher {
     evaluator: Arc<Evaluator>,
     tt: TranspositionTable,
+    /// Full-width mate search for `go mate N`, created on first use. Its table holds
+    /// proven facts about positions, so it is kept across searches and games.
+    mate: Option<Box<MateSearcher>>,
     tablebase: Option<Arc<Tablebase<Chess>>>,
     control: Control,
     multipv: usize,
@@ -255,6 +263,7 @@ impl Searcher {
         Searcher {
             evaluator,
             tt,
+            mate: None,
             tablebase: None,
             control: Control::default(),
             multipv: 1,
@@ -401,12 +410,29 @@ impl Searcher {
             })
             .collect();
 
+        // `go mate N`: the exact mate search, then (no mate in N) an ordinary search.
+        let mut fallback_depth = None;
+        if let Some(n) = limits.mate.filter(|&n| n > 0)
+            && limits.searchmoves.is_empty()
+            && !self.pondering
+        {
+            match self.mate_root(root, n, limits, info) {
+                Ok(result) => return result,
+                Err(true) if !bounded(limits) => fallback_depth = Some(NO_MATE_FALLBACK_DEPTH),
+                Err(_) => {}
+            }
+        }
+
         // Syzygy: in a tablebase position the DTZ-optimal move is the answer.
         if let Some(result) = self.tablebase_root(root, limits, &root_moves, info) {
             return result;
         }
 
-        let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+        let max_depth = limits
+            .depth
+            .or(fallback_depth)
+            .unwrap_or(MAX_DEPTH)
+            .clamp(1, MAX_DEPTH);
         let multipv = self.multipv.min(root_moves.len());
         let mut completed = 0;
         let mut best_score = -INF;
@@ -504,6 +530,51 @@ impl Searcher {
             nodes: self.nodes,
             time: self.start.elapsed(),
         }
+    }
+
+    /// `go mate n` at the root: the full-width mate search under the search's stop flag,
+    /// deadline and node limit. `Ok` with the mate found; otherwise `Err(proven)`, where
+    /// `proven` says that no mate in `n` exists (rather than a limit stopping the search).
+    fn mate_root(
+        &mut self,
+        root: &Chess,
+        n: u32,
+        limits: &Limits,
+        info: &mut dyn FnMut(&Info),
+    ) -> Result<SearchResult, bool> {
+        let mate_limits = MateLimits {
+            stop: Some(self.control.stop.clone()),
+            deadline: self.budget.hard.map(|hard| self.start + hard),
+            nodes: limits.nodes,
+        };
+        let searcher = self
+            .mate
+            .get_or_insert_with(|| Box::new(MateSearcher::new(mate::DEFAULT_TT_MB)));
+        let r = searcher.search(root, n, &mate_limits);
+        self.nodes += r.nodes;
+        let (Some(best), Some(k)) = (r.best, r.mate_in) else {
+            return Err(!r.stopped && r.no_mate_within >= n.min(mate::MAX_MATE_MOVES));
+        };
+        let report = Info {
+            depth: 2 * k - 1,
+            seldepth: r.pv.len() as u32,
+            multipv: 1,
+            score: Score::Mate(k as i32),
+            nodes: self.nodes,
+            time: self.start.elapsed(),
+            hashfull: self.tt.hashfull(),
+            tbhits: self.tbhits,
+            pv: r.pv.clone(),
+        };
+        info(&report);
+        Ok(SearchResult {
+            best: Some(best),
+            ponder: r.pv.get(1).copied(),
+            score: report.score,
+            depth: report.depth,
+            nodes: self.nodes,
+            time: report.time,
+        })
     }
 
     fn tablebase_root(
@@ -1087,6 +1158,15 @@ impl Searcher {
     }
 }
 
+/// Whether something besides `mate` ends the search: depth, nodes, time or `infinite`.
+fn bounded(limits: &Limits) -> bool {
+    limits.depth.is_some()
+        || limits.nodes.is_some()
+        || limits.movetime.is_some()
+        || limits.clock.is_some()
+        || limits.infinite
+}
+
 #[inline]
 fn history_index(turn: usize, code: u16) -> usize {
     turn * 4096 + (code & 0xfff) as usize
@@ -1240,6 +1320,53 @@ mod tests {
         let r = searcher("seed003").search(&p, &[], &limits, &mut |_| {});
         assert_eq!(r.score, Score::Mate(1));
         assert!(r.depth <= 2, "stopped at depth {}", r.depth);
+    }
+
+    #[test]
+    fn go_mate_finds_quiet_keys_of_composed_problems() {
+        // Composed #2 (Baird) whose key the pruning search misses: with go mate 2 the
+        // full-width search answers, and its key mates in two against every defence.
+        let p = pos("5B2/7Q/2n1n3/2Pkr3/1Pp3PN/2P5/2NKb3/1B2R3 w - - 0 1");
+        let limits = Limits {
+            mate: Some(2),
+            ..Limits::default()
+        };
+        let mut infos = Vec::new();
+        let r = searcher("seed003").search(&p, &[], &limits, &mut |i| infos.push(i.clone()));
+        assert_eq!(r.score, Score::Mate(2));
+        let key = r.best.unwrap();
+        assert_eq!(
+            mate::verify_mate(&p, key, 2, &MateLimits::none()),
+            Some(true),
+            "{}",
+            uci(Some(key))
+        );
+        let last = infos.last().unwrap();
+        assert_eq!((last.score, last.pv[0]), (Score::Mate(2), key));
+        assert!(last.nodes > 0 && last.nodes == r.nodes);
+    }
+
+    #[test]
+    fn go_mate_without_a_mate_still_moves() {
+        // King and pawn against king: no mate in 2. The proof is followed by an ordinary
+        // search of bounded depth, which returns a legal move.
+        let p = pos("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
+        let limits = Limits {
+            mate: Some(2),
+            ..Limits::default()
+        };
+        let r = searcher("seed003").search(&p, &[], &limits, &mut |_| {});
+        assert!(p.is_legal(r.best.unwrap()));
+        assert!(matches!(r.score, Score::Cp(_)), "{:?}", r.score);
+        assert_eq!(r.depth, NO_MATE_FALLBACK_DEPTH);
+        // With a depth limit the ordinary search keeps it.
+        let limits = Limits {
+            mate: Some(2),
+            depth: Some(3),
+            ..Limits::default()
+        };
+        let r = searcher("seed003").search(&p, &[], &limits, &mut |_| {});
+        assert_eq!(r.depth, 3);
     }
 
     #[test]

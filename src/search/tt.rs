@@ -1,5 +1,5 @@
-//! Transposition table: buckets of four 16-byte entries (one cache line), indexed by the
-//! Zobrist key, sized in MiB.
+//! Transposition table: buckets of four 16-byte entries, each bucket one 64-byte-aligned
+//! cache line (a probe touches one line), indexed by the Zobrist key, sized in MiB.
 //!
 //! Replacement: an entry with the same key is overwritten (keeping its move if the new
 //! result has none); otherwise the first empty slot; otherwise the slot with the lowest
@@ -46,10 +46,14 @@ struct Entry {
 
 const BUCKET: usize = 4;
 
+/// Four entries on one cache line.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Bucket([Entry; BUCKET]);
+
 /// The transposition table.
 pub struct TranspositionTable {
-    entries: Vec<Entry>,
-    buckets: usize,
+    buckets: Vec<Bucket>,
     generation: u8,
 }
 
@@ -70,14 +74,13 @@ impl TranspositionTable {
     /// A table of about `mib` MiB, or an error if the memory cannot be allocated.
     pub fn try_new(mib: usize) -> Result<TranspositionTable, String> {
         let bytes = mib.max(1).saturating_mul(1024 * 1024);
-        let buckets = (bytes / (BUCKET * std::mem::size_of::<Entry>())).max(1);
-        let mut entries = Vec::new();
-        entries
-            .try_reserve_exact(buckets * BUCKET)
+        let n = (bytes / std::mem::size_of::<Bucket>()).max(1);
+        let mut buckets = Vec::new();
+        buckets
+            .try_reserve_exact(n)
             .map_err(|e| format!("cannot allocate a {mib} MiB hash table: {e}"))?;
-        entries.resize(buckets * BUCKET, Entry::default());
+        buckets.resize(n, Bucket::default());
         Ok(TranspositionTable {
-            entries,
             buckets,
             generation: 0,
         })
@@ -86,20 +89,19 @@ impl TranspositionTable {
     /// A one-bucket table for searches that do not use it (quiescence only).
     pub fn tiny() -> TranspositionTable {
         TranspositionTable {
-            entries: vec![Entry::default(); BUCKET],
-            buckets: 1,
+            buckets: vec![Bucket::default()],
             generation: 0,
         }
     }
 
     /// Number of entries.
     pub fn capacity(&self) -> usize {
-        self.entries.len()
+        self.buckets.len() * BUCKET
     }
 
     /// Empties the table.
     pub fn clear(&mut self) {
-        self.entries.fill(Entry::default());
+        self.buckets.fill(Bucket::default());
         self.generation = 0;
     }
 
@@ -111,14 +113,15 @@ impl TranspositionTable {
     #[inline]
     fn bucket(&self, key: u64) -> usize {
         // Multiply-shift maps the key uniformly onto the bucket range.
-        ((u128::from(key) * self.buckets as u128) >> 64) as usize * BUCKET
+        ((u128::from(key) * self.buckets.len() as u128) >> 64) as usize
     }
 
     /// Looks `key` up.
     #[inline]
     pub fn probe(&self, key: u64) -> Option<Hit> {
         let b = self.bucket(key);
-        self.entries[b..b + BUCKET]
+        self.buckets[b]
+            .0
             .iter()
             .find(|e| e.key == key && e.flags & 3 != 0)
             .map(|e| Hit {
@@ -140,7 +143,7 @@ impl TranspositionTable {
         let b = self.bucket(key);
         let generation = self.generation;
         let age = |e: &Entry| i32::from((generation.wrapping_sub(e.flags >> 2)) & 63);
-        let bucket = &mut self.entries[b..b + BUCKET];
+        let bucket = &mut self.buckets[b].0;
         let slot = bucket
             .iter()
             .position(|e| e.key == key && e.flags & 3 != 0)
@@ -167,9 +170,12 @@ impl TranspositionTable {
 
     /// Permille of the first 1000 entries written in the current search (UCI `hashfull`).
     pub fn hashfull(&self) -> u32 {
-        let n = self.entries.len().min(1000);
-        let used = self.entries[..n]
+        let n = self.capacity().min(1000);
+        let used = self
+            .buckets
             .iter()
+            .flat_map(|b| b.0.iter())
+            .take(n)
             .filter(|e| e.flags & 3 != 0 && e.flags >> 2 == self.generation)
             .count();
         (used * 1000 / n) as u32
@@ -183,6 +189,8 @@ mod tests {
     #[test]
     fn entry_is_16_bytes_and_size_follows_mib() {
         assert_eq!(std::mem::size_of::<Entry>(), 16);
+        assert_eq!(std::mem::size_of::<Bucket>(), 64);
+        assert_eq!(std::mem::align_of::<Bucket>(), 64);
         assert_eq!(TranspositionTable::new(1).capacity(), 65536);
         assert_eq!(TranspositionTable::new(16).capacity(), 16 * 65536);
     }

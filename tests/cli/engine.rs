@@ -252,6 +252,27 @@ cgtest!(stop_during_go_infinite_returns_a_move, |dir| {
     e.quit();
 });
 
+cgtest!(
+    go_mate_without_a_quick_answer_obeys_stop_and_movetime,
+    |dir| {
+        // A mate in 5 from the start position cannot be proven or refuted quickly: the
+        // full-width mate search must still end on stop and on movetime, with a legal move.
+        let mut e = Uci::start(&dir, &[]);
+        e.handshake();
+        e.send("position startpos");
+        e.send("go mate 5");
+        e.send("isready");
+        e.expect("readyok");
+        e.send("stop");
+        let m = e.bestmove().expect("a move");
+        assert!(m.to_move(&Chess::default()).is_ok(), "{m}");
+        e.send("go mate 5 movetime 100");
+        let m = e.bestmove().expect("a move");
+        assert!(m.to_move(&Chess::default()).is_ok(), "{m}");
+        e.quit();
+    }
+);
+
 cgtest!(ponder_then_ponderhit, |dir| {
     let mut e = Uci::start(&dir, &[]);
     e.handshake();
@@ -378,6 +399,22 @@ cgtest!(multipv_and_go_mate, |dir| {
     e.send("position fen kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1");
     e.send("go mate 2");
     assert_eq!(e.bestmove().unwrap().to_string(), "a1a6");
+    // A composed #2 with a quiet key that the pruning search does not see: go mate runs
+    // the full-width mate search and finds the composer's key, 1. Ng6.
+    e.send("position fen 5B2/7Q/2n1n3/2Pkr3/1Pp3PN/2P5/2NKb3/1B2R3 w - - 0 1");
+    e.send("go mate 2");
+    let info = e.expect("info depth 3 ");
+    assert!(info.contains(" score mate 2 "), "{info}");
+    let best = e.bestmove().unwrap();
+    let pv_start = info
+        .split(" pv ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap();
+    assert_eq!(best.to_string(), pv_start);
+    assert_eq!(best.to_string(), "h4g6");
     e.quit();
 });
 
