@@ -41,8 +41,10 @@ class Failure(Exception):
 
 
 class Xboard:
-    def __init__(self, polyglot, ini, log):
-        self.proc = subprocess.Popen([polyglot, ini], stdin=subprocess.PIPE,
+    def __init__(self, polyglot, ini, log, cwd):
+        # In `cwd`: PolyGlot opens polyglot.log in its working directory before it reads
+        # the ini's LogFile.
+        self.proc = subprocess.Popen([polyglot, ini], cwd=cwd, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      text=True, bufsize=1)
         self.lines = queue.Queue()
@@ -195,7 +197,7 @@ def main():
                     f"LogFile = {args.polyglot_log}\n"
                     "[Engine]\n"
                     "Hash = 16\n")
-        xb = Xboard(args.polyglot, ini, log)
+        xb = Xboard(args.polyglot, ini, log, tmp)
         try:
             xb.send("xboard")
             xb.send("protover 2")
