@@ -9,7 +9,8 @@ use clap::{Parser, Subcommand};
 mod cli;
 
 /// Study chess positions with data: import evaluated positions into SQLite, compute the
-/// attack/defense graph and features, fit evaluation weights, draw heatmaps, play UCI.
+/// attack/defense graph and features, fit and tune evaluation weights, draw heatmaps, play
+/// and measure a UCI engine.
 #[derive(Parser)]
 #[command(name = "chessgraph", version, about)]
 struct Cli {
@@ -28,12 +29,6 @@ enum Command {
     Analyze(cli::analyze::Args),
     /// Show what is in the database: counts, distributions, sources and rejects.
     Stats(cli::stats::Args),
-    /// Solve puzzles (EPD `dm N`/`bm`/`am`, PGN with a FEN tag) and report solved/total and times.
-    Solve(cli::solve::Args),
-    /// Play chess over UCI on standard input/output (for GUIs and match runners).
-    Engine(cli::engine::Args),
-    /// Search a fixed set of positions to a fixed depth: deterministic node count and speed.
-    Bench(cli::bench::Args),
     /// Fit evaluation weights (linear on eval_cp, logistic on result or sign) on the train split; stores the fit.
     Fit(cli::fit::Args),
     /// Texel-tune the tapered evaluator (material, PSTs, mobility, king safety, pawns) on the stored positions.
@@ -44,6 +39,12 @@ enum Command {
     Export(cli::export::Args),
     /// Average evaluation per piece and square: one PNG board per piece, a 3 × 4 grid and a CSV.
     Heatmap(cli::heatmap::Args),
+    /// Play chess over UCI on standard input/output (for GUIs and match runners).
+    Engine(cli::engine::Args),
+    /// Search a fixed set of positions to a fixed depth: deterministic node count and speed.
+    Bench(cli::bench::Args),
+    /// Solve puzzles (EPD `dm N`/`bm`/`am`, PGN with a FEN tag) and report solved/total and times.
+    Solve(cli::solve::Args),
     /// Play two UCI engines against each other (refereed: legal moves, clocks, draws by rule); W/D/L and Elo.
     Match(cli::matches::Args),
     /// Write a Markdown report of the database: data, features, fits, evaluators, puzzles, matches, benchmarks.
@@ -56,14 +57,14 @@ fn main() -> ExitCode {
         Command::Import(args) => cli::import::run(&cli.db, args),
         Command::Analyze(args) => cli::analyze::run(&cli.db, args),
         Command::Stats(args) => cli::stats::run(&cli.db, args),
-        Command::Solve(args) => cli::solve::run(&cli.db, args),
-        Command::Engine(args) => cli::engine::run(&cli.db, args),
-        Command::Bench(args) => cli::bench::run(&cli.db, args),
         Command::Fit(args) => cli::fit::run(&cli.db, args),
         Command::Tune(args) => cli::tune::run(&cli.db, args),
         Command::Eval(args) => cli::eval::run(&cli.db, args),
         Command::Export(args) => cli::export::run(&cli.db, args),
         Command::Heatmap(args) => cli::heatmap::run(&cli.db, args),
+        Command::Engine(args) => cli::engine::run(&cli.db, args),
+        Command::Bench(args) => cli::bench::run(&cli.db, args),
+        Command::Solve(args) => cli::solve::run(&cli.db, args),
         Command::Match(args) => cli::matches::run(&cli.db, args),
         Command::Report(args) => cli::report::run(&cli.db, args),
     };
