@@ -33,36 +33,11 @@ import chess
 import chess.engine
 import chess.pgn
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mateproof import mated  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHESSGRAPH = os.path.join(ROOT, "target", "release", "chessgraph")
-
-
-def mates(board, n):
-    """Side to move mates in at most n moves."""
-    for move in board.legal_moves:
-        if n == 1 and not board.gives_check(move):
-            continue
-        board.push(move)
-        ok = mated(board, n)
-        board.pop()
-        if ok:
-            return True
-    return False
-
-
-def mated(board, n):
-    """Side to move is mated within n moves of the opponent (counting the last one)."""
-    if board.is_checkmate():
-        return True
-    if n == 1 or board.is_stalemate():
-        return False
-    for reply in board.legal_moves:
-        board.push(reply)
-        ok = mates(board, n - 1)
-        board.pop()
-        if not ok:
-            return False
-    return True
 
 
 def read_puzzles(path):
