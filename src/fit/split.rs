@@ -1,13 +1,18 @@
 //! The train/valid/test split shared by every tool that learns from the database.
 //!
-//! The part of a position is a pure function of its normalized FEN and a seed, so it does not
-//! depend on import order or row ids: the same position lands in the same part in every
-//! database made with the same seed. The bucket is
-//! `splitmix64(fnv1a64("{seed}:{fen}")) % 100`; buckets below `train_pct` are train, the next
-//! `valid_pct` are valid, the rest test (`scripts/golden_fit.py` reimplements this).
+//! Positions are split by game where the game is known: consecutive positions of one game
+//! are near-duplicates with near-equal labels and the same result, so a position-level split
+//! would let a game's neighbours leak from training into the held-out parts. The key of a
+//! position is its game ([`game_key`]: the game's tags, start position and line in its file)
+//! when it came from (or was later matched in) a PGN game, otherwise its normalized FEN.
+//! The part is a pure function of that key and a seed, so it does not depend on import order
+//! or row ids. The bucket is `splitmix64(fnv1a64("{seed}:{key}")) % 100`; buckets below
+//! `train_pct` are train, the next `valid_pct` are valid, the rest test
+//! (`scripts/golden_fit.py` reimplements this for FEN keys).
 //!
 //! The `splits` table materializes the parts for the seed stored in `split_meta` so SQL can
-//! join on it; [`ensure`] fills it for positions that lack a row.
+//! join on it; [`ensure`] fills it for new positions and moves positions whose game became
+//! known since (a CSV imported before the PGN of its games).
 
 use rusqlite::{Connection, params};
 
@@ -64,7 +69,8 @@ impl SplitMeta {
         SplitMeta { seed, ..self }
     }
 
-    /// The part of the position with normalized FEN `fen`.
+    /// The part of the position with split key `fen` (its normalized FEN, or its
+    /// [`game_key`]).
     pub fn part_of(&self, fen: &str) -> Part {
         let b = bucket(fen, self.seed);
         if b < self.train_pct {
@@ -115,27 +121,70 @@ pub fn meta(conn: &Connection) -> Result<SplitMeta> {
     })
 }
 
-/// Assigns a part to every position without a `splits` row; returns how many it assigned.
+/// The split key of a game: its tags, start position and line in its file.
+pub fn game_key(
+    line: i64,
+    white: Option<&str>,
+    black: Option<&str>,
+    event: Option<&str>,
+    date: Option<&str>,
+    start_fen: Option<&str>,
+) -> String {
+    format!(
+        "game:{line}|{}|{}|{}|{}|{}",
+        white.unwrap_or(""),
+        black.unwrap_or(""),
+        event.unwrap_or(""),
+        date.unwrap_or(""),
+        start_fen.unwrap_or("")
+    )
+}
+
+/// Brings the `splits` table up to date: a part for every new position, and the game's
+/// part for positions whose game became known since. Returns how many rows it wrote.
 pub fn ensure(conn: &Connection) -> Result<usize> {
     let meta = meta(conn)?;
     let tx = conn.unchecked_transaction()?;
-    let mut added = 0;
+    let mut written = 0;
     {
-        let mut missing = tx.prepare(
-            "SELECT p.id, p.fen FROM positions p \
-             WHERE NOT EXISTS (SELECT 1 FROM splits s WHERE s.position_id = p.id)",
+        let mut all = tx.prepare(
+            "SELECT p.id, p.fen, s.part, g.line, g.white, g.black, g.event, g.date, g.start_fen \
+             FROM positions p \
+             LEFT JOIN splits s ON s.position_id = p.id \
+             LEFT JOIN games g ON g.id = p.game_id",
         )?;
-        let mut insert = tx.prepare("INSERT INTO splits (position_id, part) VALUES (?1, ?2)")?;
-        let mut rows = missing.query([])?;
+        let mut upsert = tx.prepare(
+            "INSERT INTO splits (position_id, part) VALUES (?1, ?2) \
+             ON CONFLICT (position_id) DO UPDATE SET part = excluded.part",
+        )?;
+        let mut rows = all.query([])?;
         while let Some(row) = rows.next()? {
             let id: i64 = row.get(0)?;
-            let fen: String = row.get(1)?;
-            insert.execute(params![id, meta.part_of(&fen).as_str()])?;
-            added += 1;
+            let stored: Option<String> = row.get(2)?;
+            let game_line: Option<i64> = row.get(3)?;
+            let part = match game_line {
+                Some(line) => {
+                    let text = |i: usize| row.get::<_, Option<String>>(i);
+                    let (w, b, e, d, f) = (text(4)?, text(5)?, text(6)?, text(7)?, text(8)?);
+                    meta.part_of(&game_key(
+                        line,
+                        w.as_deref(),
+                        b.as_deref(),
+                        e.as_deref(),
+                        d.as_deref(),
+                        f.as_deref(),
+                    ))
+                }
+                None => meta.part_of(&row.get::<_, String>(1)?),
+            };
+            if stored.as_deref() != Some(part.as_str()) {
+                upsert.execute(params![id, part.as_str()])?;
+                written += 1;
+            }
         }
     }
     tx.commit()?;
-    Ok(added)
+    Ok(written)
 }
 
 #[cfg(test)]
@@ -212,5 +261,67 @@ mod tests {
             })
             .unwrap();
         assert_eq!(Part::parse(&part), Some(META.part_of("c")));
+    }
+
+    #[test]
+    fn positions_of_one_game_share_its_part() {
+        let conn = db::open_in_memory().unwrap();
+        conn.execute_batch(
+            "INSERT INTO sources (id, path, format, compression, pov, started_at)
+                 VALUES (1, 't', 'pgn', 'none', 'white', '2024-01-01');",
+        )
+        .unwrap();
+        // Twelve games of ten positions each: every game's positions in one part.
+        for g in 0..12 {
+            conn.execute(
+                "INSERT INTO games (id, source_id, line, white, black, start_fen) VALUES (?1, 1, ?2, 'A', 'B', NULL)",
+                params![g + 1, 100 * g + 1],
+            )
+            .unwrap();
+            for k in 0..10 {
+                let fen = format!("g{g}p{k}");
+                conn.execute(
+                    "INSERT INTO positions (fen, fen_input, source_id, line, game_id, ply) VALUES (?1, ?1, 1, ?2, ?3, ?4)",
+                    params![fen, 100 * g + 1, g + 1, k],
+                )
+                .unwrap();
+            }
+        }
+        assert_eq!(ensure(&conn).unwrap(), 120);
+        let parts_per_game: i64 = conn
+            .query_row(
+                "SELECT max(n) FROM (SELECT count(DISTINCT s.part) AS n FROM positions p \
+                 JOIN splits s ON s.position_id = p.id GROUP BY p.game_id)",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(parts_per_game, 1);
+        let want = META.part_of(&game_key(1, Some("A"), Some("B"), None, None, None));
+        let got: String = conn
+            .query_row("SELECT part FROM splits WHERE position_id = 1", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(Part::parse(&got), Some(want));
+        // A CSV position whose game is learned later moves to the game's part.
+        conn.execute(
+            "INSERT INTO positions (id, fen, fen_input, source_id, line) VALUES (1000, 'late', 'late', 1, 5)",
+            [],
+        )
+        .unwrap();
+        assert_eq!(ensure(&conn).unwrap(), 1);
+        conn.execute("UPDATE positions SET game_id = 1 WHERE id = 1000", [])
+            .unwrap();
+        let moved = ensure(&conn).unwrap();
+        assert_eq!(moved, usize::from(META.part_of("late") != want));
+        let got: String = conn
+            .query_row(
+                "SELECT part FROM splits WHERE position_id = 1000",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(Part::parse(&got), Some(want));
     }
 }
