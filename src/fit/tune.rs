@@ -110,7 +110,7 @@ impl Options {
             target: TuneTarget::Eval,
             start: Evaluator::builtin("simplified").expect("built-in"),
             study_terms: false,
-            alphas: vec![1e-6, 1e-5, 1e-4, 1e-3, 1e-2],
+            alphas: vec![1e-5, 1e-4, 1e-3, 1e-2, 1e-1],
             lambdas: vec![0.0, 0.25, 0.5, 0.75, 1.0],
             max_steps: 10,
             k: None,
