@@ -10,10 +10,10 @@ use chessgraph::bench::matches::{self, EngineSpec, MatchOptions, TimeControl};
 /// Arguments of `chessgraph match`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// First engine's command line (`chessgraph` means this program) [default: chessgraph engine].
+    /// First engine's command line, split at spaces (no quoting; `chessgraph` means this program) [default: chessgraph engine].
     #[arg(long, value_name = "CMD")]
     engine1: Option<String>,
-    /// Second engine's command line, e.g. "/usr/games/stockfish" or "chessgraph engine --evaluator material".
+    /// Second engine's command line, split at spaces, e.g. "/usr/games/stockfish" or "chessgraph engine --evaluator material".
     #[arg(long, value_name = "CMD")]
     engine2: String,
     /// UCI option for the first engine, NAME=VALUE (repeatable).
