@@ -18,6 +18,14 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let evaluator = chessgraph::db::evaluators::resolve(db_path, &args.evaluator)
         .with_context(|| format!("loading evaluator {:?}", args.evaluator))?;
     let out = uci::Output::new(Box::new(std::io::stdout()));
-    uci::run(std::io::stdin().lock(), out, evaluator, &args.evaluator)
-        .context("reading UCI commands from standard input")
+    let db = db_path.to_owned();
+    let resolve: uci::Resolver = Box::new(move |s| chessgraph::db::evaluators::resolve(&db, s));
+    uci::run(
+        std::io::stdin().lock(),
+        out,
+        evaluator,
+        &args.evaluator,
+        resolve,
+    )
+    .context("reading UCI commands from standard input")
 }

@@ -97,11 +97,8 @@ pub fn list(conn: &Connection) -> Result<Vec<Stored>> {
 /// Resolves an evaluator argument: a built-in name, then an evaluator file, then (when the
 /// database at `db` exists) an evaluator stored by `tune` under that name or id.
 pub fn resolve(db: &Path, arg: &str) -> Result<Evaluator> {
-    if let Some(e) = Evaluator::builtin(arg) {
-        return Ok(e);
-    }
-    if Path::new(arg).exists() {
-        return Evaluator::load(Path::new(arg));
+    if Evaluator::builtin(arg).is_some() || Path::new(arg).exists() {
+        return Evaluator::by_name_or_path(arg);
     }
     if db.exists() {
         let conn = crate::db::open(db)?;

@@ -468,6 +468,7 @@ fn random_seed() -> u64 {
 
 struct Engine {
     out: Output,
+    resolve: Resolver,
     jobs: Sender<Job>,
     control: Control,
     searching: Arc<AtomicBool>,
@@ -554,7 +555,7 @@ impl Engine {
                 self.send(Job::Overhead(Duration::from_millis(ms)));
             }
             "evaluator" => {
-                let e = Evaluator::by_name_or_path(value.trim())
+                let e = (self.resolve)(value.trim())
                     .map_err(|e| format!("option Evaluator: {}", error_chain(&e)))?;
                 self.out
                     .line(&format!("info string evaluator {}", e.name()));
@@ -693,12 +694,17 @@ impl Engine {
     }
 }
 
+/// Turns an `Evaluator` option value into an evaluator (built-in name, file, or whatever
+/// else the caller knows of, such as evaluators stored in a database).
+pub type Resolver = Box<dyn Fn(&str) -> crate::Result<Evaluator>>;
+
 /// Runs the UCI engine until `quit` or end of input.
 pub fn run(
     input: impl BufRead,
     out: Output,
     evaluator: Evaluator,
     evaluator_spec: &str,
+    resolve: Resolver,
 ) -> io::Result<()> {
     let searcher = Searcher::new(Arc::new(evaluator), 16);
     let control = searcher.control();
@@ -715,6 +721,7 @@ pub fn run(
     };
     let mut engine = Engine {
         out,
+        resolve,
         jobs: tx,
         control,
         searching,
@@ -898,7 +905,14 @@ mod tests {
         }
         let out = Output::new(Box::new(Shared(buf.clone())));
         let e = Evaluator::builtin("seed003").unwrap();
-        run(io::Cursor::new(input.to_owned()), out, e, "seed003").unwrap();
+        run(
+            io::Cursor::new(input.to_owned()),
+            out,
+            e,
+            "seed003",
+            Box::new(Evaluator::by_name_or_path),
+        )
+        .unwrap();
         String::from_utf8(buf.lock().unwrap().clone()).unwrap()
     }
 

@@ -90,6 +90,13 @@ cgtest!(tune_exports_an_evaluator_that_eval_reads_back, |dir| {
     // The engine's tools find the stored evaluator by name.
     let bench = dir.ok(&["bench", "--depth", "2", "--evaluator", "mine"]);
     assert!(bench.contains("Nodes searched"), "{bench}");
+    // So does the engine's Evaluator option.
+    let uci = dir.run_stdin(
+        &["engine"],
+        b"uci\nsetoption name Evaluator value mine\nisready\nquit\n",
+    );
+    let text = String::from_utf8_lossy(&uci.stdout);
+    assert!(text.contains("info string evaluator mine"), "{text}");
     // The report shows the stored evaluator and the recorded comparisons.
     let md = dir.ok(&["report"]);
     assert!(
