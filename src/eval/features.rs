@@ -434,13 +434,9 @@ pub(crate) fn extract<S: Sink>(pos: &Chess, groups: &Groups, sink: &mut S) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::{CastlingMode, fen::Fen};
 
     fn pos(fen: &str) -> Chess {
-        fen.parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap()
+        crate::data::parse_position(fen).unwrap()
     }
 
     #[test]

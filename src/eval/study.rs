@@ -184,10 +184,7 @@ mod tests {
     use shakmaty::{CastlingMode, EnPassantMode, fen::Fen};
 
     fn pos(fen: &str) -> Chess {
-        fen.parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap()
+        crate::data::parse_position(fen).unwrap()
     }
 
     /// Every position of the golden file (python-chess 1.11.2 counts).

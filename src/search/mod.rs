@@ -1220,14 +1220,10 @@ pub fn qsearch_leaf(evaluator: &Evaluator, pos: &Chess) -> (i32, Chess) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::fen::Fen;
     use shakmaty::uci::UciMove;
 
     fn pos(fen: &str) -> Chess {
-        fen.parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap()
+        crate::data::parse_position(fen).unwrap()
     }
 
     fn searcher(name: &str) -> Searcher {
