@@ -387,6 +387,28 @@ mod tests {
     }
 
     #[test]
+    fn every_term_is_colour_symmetric() {
+        // Swapping colours (board mirrored, side to move flipped) must negate every
+        // term and keep the phase; otherwise identical engines would favour one colour.
+        let (mut a, mut b) = (TermList::new(), TermList::new());
+        for pos in fixture_positions() {
+            let mut setup = pos.to_setup(shakmaty::EnPassantMode::Legal);
+            setup.mirror();
+            let mirrored: Chess = setup.position(CastlingMode::Standard).unwrap();
+            terms(&pos, &mut a);
+            terms(&mirrored, &mut b);
+            let negated: Vec<(u16, i32)> = a.entries().iter().map(|&(i, c)| (i, -c)).collect();
+            assert_eq!(
+                b.entries(),
+                &negated[..],
+                "{}",
+                Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
+            );
+            assert_eq!(b.phase(), a.phase());
+        }
+    }
+
+    #[test]
     fn hand_checked_terms() {
         // White: Kg1 Qd1 Nf3 pawns f2 g2 h2; Black: Kg8 Rd8 pawns f7 g7 h7. Black to move.
         let pos: Chess = "3r2k1/5ppp/8/8/8/5N2/5PPP/3Q2K1 b - - 0 1"
