@@ -402,23 +402,8 @@ impl MateSearcher {
             }
             self.store(hash, 1, false, NO_MOVE);
         }
-        let info = CheckInfo::new(pos);
-        let tt_move = entry.map_or(0, |e| e.mv);
-        let killers = self.killers[ply];
         let mut moves = moves;
-        let mut scores = [0u32; MAX_MOVES];
-        for (slot, &m) in scores.iter_mut().zip(moves.iter()) {
-            let packed = pack(m);
-            *slot = if packed == tt_move {
-                TT_SCORE
-            } else if packed == killers[0] {
-                KILLER_SCORE
-            } else if packed == killers[1] {
-                KILLER_SCORE - 1
-            } else {
-                attacker_score(pos, &info, m) + self.history_score(ATTACKER, m)
-            };
-        }
+        let mut scores = self.order(pos, &moves, entry, ply, ATTACKER);
         for i in 0..moves.len() {
             let m = pick_best(&mut moves, &mut scores, i);
             let mut child = pos.clone();
@@ -461,23 +446,8 @@ impl MateSearcher {
                 return false;
             }
         }
-        let info = CheckInfo::new(pos);
-        let tt_move = entry.map_or(0, |e| e.mv);
-        let killers = self.killers[ply];
         let mut replies = replies;
-        let mut scores = [0u32; MAX_MOVES];
-        for (slot, &m) in scores.iter_mut().zip(replies.iter()) {
-            let packed = pack(m);
-            *slot = if packed == tt_move {
-                TT_SCORE
-            } else if packed == killers[0] {
-                KILLER_SCORE
-            } else if packed == killers[1] {
-                KILLER_SCORE - 1
-            } else {
-                defender_score(pos, &info, m) + self.history_score(DEFENDER, m)
-            };
-        }
+        let mut scores = self.order(pos, &replies, entry, ply, DEFENDER);
         for i in 0..replies.len() {
             let r = pick_best(&mut replies, &mut scores, i);
             let mut child = pos.clone();
@@ -574,6 +544,40 @@ impl MateSearcher {
     fn add_history(&mut self, side: usize, m: Move, k: u32) {
         let h = &mut self.history[Self::history_index(side, m)];
         *h = (*h + k * k).min(HISTORY_MAX);
+    }
+
+    /// Move-ordering scores for `side`'s moves: hash move, killers, then the side's
+    /// static heuristic plus history.
+    fn order(
+        &self,
+        pos: &Chess,
+        moves: &MoveList,
+        entry: Option<TtEntry>,
+        ply: usize,
+        side: usize,
+    ) -> [u32; MAX_MOVES] {
+        let info = CheckInfo::new(pos);
+        let tt_move = entry.map_or(0, |e| e.mv);
+        let killers = self.killers[ply];
+        let heuristic = if side == ATTACKER {
+            attacker_score
+        } else {
+            defender_score
+        };
+        let mut scores = [0u32; MAX_MOVES];
+        for (slot, &m) in scores.iter_mut().zip(moves.iter()) {
+            let packed = pack(m);
+            *slot = if packed == tt_move {
+                TT_SCORE
+            } else if packed == killers[0] {
+                KILLER_SCORE
+            } else if packed == killers[1] {
+                KILLER_SCORE - 1
+            } else {
+                heuristic(pos, &info, m) + self.history_score(side, m)
+            };
+        }
+        scores
     }
 
     fn history_score(&self, side: usize, m: Move) -> u32 {
