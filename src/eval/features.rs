@@ -5,10 +5,11 @@
 //! them into middlegame and endgame sums. Both therefore see exactly the same
 //! coefficients; the evaluator merely skips groups whose weights are all zero.
 
-use shakmaty::{Bitboard, Board, Chess, Color, Position, Role, Square, attacks};
+use shakmaty::{Bitboard, Board, ByColor, Chess, Color, Position, Role, Square, attacks};
 
 use super::layout::{self, MOBILITY_ROLES, ROLES, role_index};
 use super::study;
+use crate::graph::{PawnSets, pawn_sets};
 
 /// Receives term coefficients. A term may be reported several times; contributions add.
 pub(crate) trait Sink {
@@ -217,48 +218,36 @@ fn pawn_shield(board: &Board, color: Color) -> i32 {
     (board.pawns() & board.by_color(color) & files & ranks).count() as i32
 }
 
-/// `color`'s passed pawns: no enemy pawn ahead on the same or an adjacent file, and no own
-/// pawn ahead on the same file (the front pawn of a doubled pair is the passed one).
-fn passed_pawns(board: &Board, color: Color) -> Bitboard {
-    let own = board.pawns() & board.by_color(color);
-    let enemy = board.pawns() & board.by_color(!color);
-    let mut passed = Bitboard::EMPTY;
-    for sq in own {
-        let file = sq.file() as u32;
-        let front_span = ahead(color, sq) & (file_mask(file) | adjacent_files(file));
-        let own_in_front = own & ahead(color, sq) & file_mask(file);
-        if (enemy & front_span).is_empty() && own_in_front.is_empty() {
-            passed.add(sq);
-        }
+/// Both sides' passed pawns as the evaluator counts them: no enemy pawn ahead on the same
+/// or an adjacent file, and no own pawn ahead on the same file (the front pawn of a
+/// doubled pair is the passed one).
+fn passed_pawns(sets: &PawnSets) -> ByColor<Bitboard> {
+    ByColor {
+        white: sets.passed.white & !sets.doubled.white,
+        black: sets.passed.black & !sets.doubled.black,
     }
-    passed
 }
 
-/// (doubled, isolated, passed by relative rank 2..=7) for `color`.
-fn pawn_structure(board: &Board, color: Color) -> (i32, i32, [i32; 6]) {
-    let own = board.pawns() & board.by_color(color);
-    let mut doubled = 0;
-    for file in 0..8 {
-        doubled += ((own & file_mask(file)).count() as i32 - 1).max(0);
-    }
-    let mut isolated = 0;
-    let mut passed = [0; 6];
-    for sq in own {
-        if (own & adjacent_files(sq.file() as u32)).is_empty() {
-            isolated += 1;
-        }
-    }
-    for sq in passed_pawns(board, color) {
+/// Passed pawns of `color` by relative rank 2..=7.
+fn passed_by_rank(passed: Bitboard, color: Color) -> [i32; 6] {
+    let mut out = [0; 6];
+    for sq in passed {
         let rel = color.relative_rank(sq.rank()) as usize; // 1..=6 for ranks 2..7
         if (1..=6).contains(&rel) {
-            passed[rel - 1] += 1;
+            out[rel - 1] += 1;
         }
     }
-    (doubled, isolated, passed)
+    out
 }
 
 /// The `extras` group's terms (see [`layout::Term`] from `RookOpenFile` on).
-fn extras<S: Sink>(pos: &Chess, w: &SideAttacks, b: &SideAttacks, sink: &mut S) {
+fn extras<S: Sink>(
+    pos: &Chess,
+    w: &SideAttacks,
+    b: &SideAttacks,
+    passed: &ByColor<Bitboard>,
+    sink: &mut S,
+) {
     let board = pos.board();
     let pawns = board.pawns();
     let pieces = board.knights() | board.bishops() | board.rooks() | board.queens();
@@ -290,7 +279,7 @@ fn extras<S: Sink>(pos: &Chess, w: &SideAttacks, b: &SideAttacks, sink: &mut S) 
         else {
             continue;
         };
-        for sq in passed_pawns(board, color) {
+        for sq in *passed.get(color) {
             let stop = match color {
                 Color::White => sq.offset(8),
                 Color::Black => sq.offset(-8),
@@ -354,6 +343,27 @@ pub(crate) fn extract<S: Sink>(pos: &Chess, groups: &Groups, sink: &mut S) {
         }
     }
 
+    let passed = if groups.pawn_structure || groups.extras {
+        let sets = pawn_sets(board);
+        if groups.pawn_structure {
+            let count = |b: ByColor<Bitboard>| b.white.count() as i32 - b.black.count() as i32;
+            sink.add(layout::DOUBLED_PAWN, count(sets.doubled));
+            sink.add(layout::ISOLATED_PAWN, count(sets.isolated));
+        }
+        passed_pawns(&sets)
+    } else {
+        ByColor::default()
+    };
+    if groups.pawn_structure {
+        let wp = passed_by_rank(passed.white, Color::White);
+        let bp = passed_by_rank(passed.black, Color::Black);
+        for i in 0..6 {
+            if wp[i] != bp[i] {
+                sink.add(layout::PASSED_PAWN + i, wp[i] - bp[i]);
+            }
+        }
+    }
+
     if groups.needs_attack_maps() {
         let w = side_attacks(board, Color::White, king_zone(board, Color::Black));
         let b = side_attacks(board, Color::Black, king_zone(board, Color::White));
@@ -381,7 +391,7 @@ pub(crate) fn extract<S: Sink>(pos: &Chess, groups: &Groups, sink: &mut S) {
             sink.add(layout::HANGING, c);
         }
         if groups.extras {
-            extras(pos, &w, &b, sink);
+            extras(pos, &w, &b, &passed, sink);
         }
     }
 
@@ -390,18 +400,6 @@ pub(crate) fn extract<S: Sink>(pos: &Chess, groups: &Groups, sink: &mut S) {
             layout::PAWN_SHIELD,
             pawn_shield(board, Color::White) - pawn_shield(board, Color::Black),
         );
-    }
-
-    if groups.pawn_structure {
-        let (wd, wi, wp) = pawn_structure(board, Color::White);
-        let (bd, bi, bp) = pawn_structure(board, Color::Black);
-        sink.add(layout::DOUBLED_PAWN, wd - bd);
-        sink.add(layout::ISOLATED_PAWN, wi - bi);
-        for i in 0..6 {
-            if wp[i] != bp[i] {
-                sink.add(layout::PASSED_PAWN + i, wp[i] - bp[i]);
-            }
-        }
     }
 
     if groups.bishop_pair {
@@ -458,13 +456,21 @@ mod tests {
         // (the rear of a doubled pair), c4 is not (d6 is ahead on an adjacent file).
         // Black h7 d6: both isolated; h7 passed, d6 not (c4).
         let p = pos("4k3/7p/3p4/8/2P5/P7/P7/4K3 w - - 0 1");
-        let (wd, wi, wp) = pawn_structure(p.board(), Color::White);
-        assert_eq!((wd, wi), (1, 3));
-        assert_eq!(wp, [0, 1, 0, 0, 0, 0]);
-        let (bd, bi, bp) = pawn_structure(p.board(), Color::Black);
-        assert_eq!((bd, bi), (0, 2));
+        let sets = pawn_sets(p.board());
+        let passed = passed_pawns(&sets);
+        assert_eq!(sets.doubled.white.count(), 1);
+        assert_eq!(sets.isolated.white.count(), 3);
+        assert_eq!(
+            passed_by_rank(passed.white, Color::White),
+            [0, 1, 0, 0, 0, 0]
+        );
+        assert_eq!(sets.doubled.black.count(), 0);
+        assert_eq!(sets.isolated.black.count(), 2);
         // h7 is on Black's relative rank 2, d6 on relative rank 3 and not passed (c4).
-        assert_eq!(bp, [1, 0, 0, 0, 0, 0]);
+        assert_eq!(
+            passed_by_rank(passed.black, Color::Black),
+            [1, 0, 0, 0, 0, 0]
+        );
     }
 
     #[test]

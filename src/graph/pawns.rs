@@ -43,32 +43,53 @@ const fn adjacent_files(b: u64) -> u64 {
     ((files & !FILE_A) >> 1) | ((files & !FILE_H) << 1)
 }
 
-/// Doubled, isolated and passed pawns of both colors.
-pub fn pawn_structure(board: &Board) -> PawnStructure {
+/// The pawns of each color that are doubled, isolated and passed, as sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PawnSets {
+    /// Pawns with another own pawn ahead of them on the same file (the rear ones).
+    pub doubled: ByColor<Bitboard>,
+    /// Pawns with no own pawn on an adjacent file.
+    pub isolated: ByColor<Bitboard>,
+    /// Pawns with no enemy pawn ahead of them on the same or an adjacent file.
+    pub passed: ByColor<Bitboard>,
+}
+
+/// Doubled, isolated and passed pawns of both colors, as sets (bitboard fills, no loops).
+pub fn pawn_sets(board: &Board) -> PawnSets {
     let white = (board.pawns() & board.by_color(Color::White)).0;
     let black = (board.pawns() & board.by_color(Color::Black)).0;
-    let count = |b: u64| Bitboard(b).count() as i32;
 
     // "Ahead" is towards rank 8 for White, towards rank 1 for Black. A white pawn is doubled
     // when it lies strictly behind another white pawn, i.e. in the south fill of the white
     // pawns shifted one rank down; mirrored for Black.
     let doubled = ByColor {
-        white: count(white & south_fill(white >> 8)),
-        black: count(black & north_fill(black << 8)),
+        white: Bitboard(white & south_fill(white >> 8)),
+        black: Bitboard(black & north_fill(black << 8)),
     };
     let isolated = ByColor {
-        white: count(white & !adjacent_files(white)),
-        black: count(black & !adjacent_files(black)),
+        white: Bitboard(white & !adjacent_files(white)),
+        black: Bitboard(black & !adjacent_files(black)),
     };
     // Squares from which an enemy pawn is ahead on the same or an adjacent file: the
     // enemy's front spans seen from our side, widened by one file each way.
     let passed = ByColor {
-        white: count(white & !with_adjacent_files(south_fill(black >> 8))),
-        black: count(black & !with_adjacent_files(north_fill(white << 8))),
+        white: Bitboard(white & !with_adjacent_files(south_fill(black >> 8))),
+        black: Bitboard(black & !with_adjacent_files(north_fill(white << 8))),
     };
-    PawnStructure {
+    PawnSets {
         doubled,
         isolated,
         passed,
+    }
+}
+
+/// Doubled, isolated and passed pawns of both colors.
+pub fn pawn_structure(board: &Board) -> PawnStructure {
+    let sets = pawn_sets(board);
+    let count = |b: ByColor<Bitboard>| b.map(|b| b.count() as i32);
+    PawnStructure {
+        doubled: count(sets.doubled),
+        isolated: count(sets.isolated),
+        passed: count(sets.passed),
     }
 }
