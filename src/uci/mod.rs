@@ -7,8 +7,10 @@
 //! searching, otherwise after the jobs queued before it (such as a Hash resize). Both
 //! threads write whole lines to the shared output and flush after each.
 //!
-//! `quit` stops a running search at once; at the end of input a bounded search (depth,
-//! nodes, time) is allowed to finish, so that scripts can pipe commands in.
+//! A `go` sent while a bounded search runs is queued behind it; the reader never waits on
+//! the search, so `stop` (which ends the running search and every queued one) and `quit`
+//! are always read. `quit` stops the search at once; at the end of input a bounded search
+//! (depth, nodes, time) is allowed to finish, so that scripts can pipe commands in.
 //!
 //! Malformed or unknown input is answered with `info string error: ...`; the engine keeps
 //! running. The best move is always legal (`bestmove 0000` when there is none).
@@ -17,7 +19,7 @@ pub mod book;
 
 use std::io::{self, BufRead, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -353,6 +355,8 @@ pub fn info_line(info: &Info) -> String {
 }
 
 struct GoJob {
+    /// Number of this `go` (1, 2, ...), to tell which searches a `stop` applies to.
+    seq: u64,
     game: Game,
     limits: Limits,
     book_move: Option<Move>,
@@ -398,13 +402,21 @@ fn search_thread(
     mut searcher: Searcher,
     jobs: Receiver<Job>,
     out: Output,
-    searching: Arc<AtomicBool>,
+    searches: Arc<AtomicUsize>,
+    stopped_up_to: Arc<AtomicU64>,
 ) {
     let control = searcher.control();
     while let Ok(job) = jobs.recv() {
         match job {
             Job::Go(job) => {
+                // Clear the flag, then honour a `stop` given after this `go` was queued
+                // (the reader sets `stopped_up_to` before the flag, so none is lost).
+                control.stop.store(false, Ordering::SeqCst);
+                if stopped_up_to.load(Ordering::SeqCst) >= job.seq {
+                    control.stop.store(true, Ordering::SeqCst);
+                }
                 let GoJob {
+                    seq: _,
                     game,
                     limits,
                     book_move,
@@ -436,7 +448,7 @@ fn search_thread(
                     (Some(b), None) => format!("bestmove {}", uci_move(b)),
                     (None, _) => "bestmove 0000".to_owned(),
                 };
-                searching.store(false, Ordering::SeqCst);
+                searches.fetch_sub(1, Ordering::SeqCst);
                 out.line(&line);
             }
             Job::Hash(mib) => {
@@ -471,7 +483,12 @@ struct Engine {
     resolve: Resolver,
     jobs: Sender<Job>,
     control: Control,
-    searching: Arc<AtomicBool>,
+    /// `go` jobs queued or running on the search thread.
+    searches: Arc<AtomicUsize>,
+    /// Number of the last `go` sent.
+    go_seq: u64,
+    /// `stop` applies to every `go` up to this number.
+    stopped_up_to: Arc<AtomicU64>,
     game: Game,
     options: Options,
     /// The last `go` was infinite or ponder.
@@ -604,15 +621,11 @@ impl Engine {
     }
 
     fn go(&mut self, go: Go) -> Result<(), String> {
-        if self.searching.load(Ordering::SeqCst) {
-            if self.unbounded {
-                return Err("go: already searching (send stop first)".into());
-            }
-            // A bounded search always ends: let it finish, then start this one (scripts
-            // piping several `go` commands get every answer).
-            while self.searching.load(Ordering::SeqCst) {
-                thread::sleep(Duration::from_millis(1));
-            }
+        // Behind a bounded search the new one is queued (scripts piping several `go`
+        // commands get every answer); the reader never waits, so `stop` and `quit` keep
+        // working.
+        if self.searching() && self.unbounded {
+            return Err("go: already searching (send stop first)".into());
         }
         let limits = limits(&go, &self.game.position)?;
         let book_move = match &self.options.book {
@@ -621,16 +634,28 @@ impl Engine {
             }
             _ => None,
         };
-        self.control.stop.store(false, Ordering::SeqCst);
         self.control.pondering.store(go.ponder, Ordering::SeqCst);
         self.unbounded = go.infinite || go.ponder;
-        self.searching.store(true, Ordering::SeqCst);
+        self.searches.fetch_add(1, Ordering::SeqCst);
+        self.go_seq += 1;
         self.send(Job::Go(Box::new(GoJob {
+            seq: self.go_seq,
             game: self.game.clone(),
             limits,
             book_move,
         })));
         Ok(())
+    }
+
+    /// Whether a search is running or queued.
+    fn searching(&self) -> bool {
+        self.searches.load(Ordering::SeqCst) > 0
+    }
+
+    /// Stops the running search and every queued one.
+    fn stop(&self) {
+        self.stopped_up_to.store(self.go_seq, Ordering::SeqCst);
+        self.control.stop.store(true, Ordering::SeqCst);
     }
 
     /// Handles one line; returns false on `quit`.
@@ -650,7 +675,7 @@ impl Engine {
             }
             Command::Debug(_) | Command::Register => Ok(()),
             Command::IsReady => {
-                if self.searching.load(Ordering::SeqCst) {
+                if self.searching() {
                     self.out.line("readyok");
                 } else {
                     self.send(Job::Ready);
@@ -658,14 +683,14 @@ impl Engine {
                 Ok(())
             }
             Command::SetOption { name, value } => {
-                if self.searching.load(Ordering::SeqCst) {
+                if self.searching() {
                     Err("setoption: not allowed while searching".into())
                 } else {
                     self.set_option(&name, value)
                 }
             }
             Command::UciNewGame => {
-                if self.searching.load(Ordering::SeqCst) {
+                if self.searching() {
                     Err("ucinewgame: not allowed while searching".into())
                 } else {
                     self.game = Game::default();
@@ -678,7 +703,7 @@ impl Engine {
             }
             Command::Go(go) => self.go(go),
             Command::Stop => {
-                self.control.stop.store(true, Ordering::SeqCst);
+                self.stop();
                 Ok(())
             }
             Command::PonderHit => {
@@ -708,23 +733,27 @@ pub fn run(
 ) -> io::Result<()> {
     let searcher = Searcher::new(Arc::new(evaluator), 16);
     let control = searcher.control();
-    let searching = Arc::new(AtomicBool::new(false));
+    let searches = Arc::new(AtomicUsize::new(0));
+    let stopped_up_to = Arc::new(AtomicU64::new(0));
     let (tx, rx) = mpsc::channel();
     let thread = {
         let out = out.clone();
-        let searching = searching.clone();
+        let searches = searches.clone();
+        let stopped_up_to = stopped_up_to.clone();
         thread::Builder::new()
             .name("search".into())
             // Deep recursion (128 plies, qsearch on top) with move lists on the stack.
             .stack_size(64 * 1024 * 1024)
-            .spawn(move || search_thread(searcher, rx, out, searching))?
+            .spawn(move || search_thread(searcher, rx, out, searches, stopped_up_to))?
     };
     let mut engine = Engine {
         out,
         resolve,
         jobs: tx,
         control,
-        searching,
+        searches,
+        go_seq: 0,
+        stopped_up_to,
         game: Game::default(),
         unbounded: false,
         options: Options {
@@ -761,7 +790,7 @@ pub fn run(
     // `quit` stops the search at once. At the end of input (a script piped in) a bounded
     // search may finish; only an infinite or pondering search has to be stopped.
     if quit || engine.unbounded {
-        engine.control.stop.store(true, Ordering::SeqCst);
+        engine.stop();
         engine.control.pondering.store(false, Ordering::SeqCst);
     }
     engine.send(Job::Quit);

@@ -273,6 +273,30 @@ cgtest!(
     }
 );
 
+cgtest!(
+    stop_reaches_a_long_search_with_another_go_queued_behind_it,
+    |dir| {
+        // `go mate 5` from the start position does not end by itself. A second `go` sent
+        // meanwhile is queued; the reader must keep reading, so `stop` ends both searches
+        // (each answers with a legal move) and the engine stays usable.
+        let mut e = Uci::start(&dir, &[]);
+        e.handshake();
+        e.send("position startpos");
+        e.send("go mate 5");
+        e.send("go depth 30");
+        e.send("isready");
+        e.expect("readyok");
+        e.send("stop");
+        for _ in 0..2 {
+            let m = e.bestmove().expect("a move");
+            assert!(m.to_move(&Chess::default()).is_ok(), "{m}");
+        }
+        e.send("go depth 1");
+        e.bestmove().expect("a move");
+        e.quit();
+    }
+);
+
 cgtest!(ponder_then_ponderhit, |dir| {
     let mut e = Uci::start(&dir, &[]);
     e.handshake();
