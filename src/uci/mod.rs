@@ -652,10 +652,12 @@ impl Engine {
         self.searches.load(Ordering::SeqCst) > 0
     }
 
-    /// Stops the running search and every queued one.
-    fn stop(&self) {
+    /// Stops the running search and every queued one. All of them now end by themselves,
+    /// so a `go` that follows at once is queued rather than refused.
+    fn stop(&mut self) {
         self.stopped_up_to.store(self.go_seq, Ordering::SeqCst);
         self.control.stop.store(true, Ordering::SeqCst);
+        self.unbounded = false;
     }
 
     /// Handles one line; returns false on `quit`.

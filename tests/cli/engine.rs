@@ -293,6 +293,15 @@ cgtest!(
         }
         e.send("go depth 1");
         e.bestmove().expect("a move");
+        // A go right after stop, before the stopped infinite search has answered, is
+        // queued rather than refused.
+        e.send("go infinite");
+        e.expect("info depth 1 ");
+        e.send("stop");
+        e.send("go depth 1");
+        for _ in 0..2 {
+            e.bestmove().expect("a move");
+        }
         e.quit();
     }
 );
