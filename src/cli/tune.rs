@@ -163,9 +163,23 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     ] {
         writeln!(
             out,
-            "{name:<6} {:>8} {:>10.6} {:>10.6} {:>8.4} {:>8.4}",
-            m.n, m.loss, m.start_loss, m.tau, m.start_tau
+            "{name:<6} {:>8} {:>10} {:>10} {:>8} {:>8}",
+            m.n,
+            cell(m.loss, 6),
+            cell(m.start_loss, 6),
+            cell(m.tau, 4),
+            cell(m.start_tau, 4)
         )?;
+    }
+    // With fewer positions than weights the ridge, not the data, decides most of them.
+    if tuned.train.n < tuned.fitted_weights {
+        eprintln!(
+            "chessgraph: warning: only {} training positions for {} weights: most stay \
+             near their start values ({}); import more labelled positions",
+            tuned.train.n,
+            tuned.fitted_weights,
+            opts.start.name()
+        );
     }
     writeln!(
         out,
@@ -198,4 +212,14 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         writeln!(out, "wrote {}", path.display())?;
     }
     Ok(())
+}
+
+/// A metric with `decimals` places, or `-` when it is undefined (an empty part, or no
+/// centipawn labels for τ).
+fn cell(v: f64, decimals: usize) -> String {
+    if v.is_finite() {
+        format!("{v:.decimals$}")
+    } else {
+        "-".to_owned()
+    }
 }

@@ -336,6 +336,8 @@ pub struct Tuned {
     pub k: f64,
     /// Positions K was fitted on (0: the default or the user's K).
     pub k_positions: usize,
+    /// Number of weights fitted (middlegame and endgame values of the free terms).
+    pub fitted_weights: usize,
     /// The relative ridge strength of the final step.
     pub alpha: f64,
     /// The result weight of the final step.
@@ -616,6 +618,7 @@ pub fn tune(set: &TuneSet, opts: &Options, progress: &mut dyn FnMut(&Step)) -> R
         evaluator: Evaluator::new(opts.name.clone(), provenance, weights),
         k,
         k_positions,
+        fitted_weights: d,
         alpha,
         lambda,
         steps,

@@ -116,6 +116,35 @@ cgtest!(tune_exports_an_evaluator_that_eval_reads_back, |dir| {
     assert!(e.contains("game result"), "{e}");
 });
 
+cgtest!(tune_on_few_positions_warns, |dir| {
+    // 60 positions for 832 weights: the tuner still works (the ridge holds the weights
+    // near their start values) but says the data decide little.
+    let csv = std::fs::read_to_string(fixture("positions-2000.csv")).unwrap();
+    let head: Vec<&str> = csv.lines().take(61).collect();
+    dir.create("few.csv", head.join("\n") + "\n");
+    dir.ok(&["import", "-q", "few.csv"]);
+    dir.ok(&["analyze", "-q"]);
+    // One α, one λ, one step: the debug build's dense solves are slow.
+    let out = dir.run(&[
+        "tune",
+        "--alphas",
+        "1e-2",
+        "--lambdas",
+        "0",
+        "--max-steps",
+        "1",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("warning: only") && err.contains("832 weights"),
+        "{err}"
+    );
+    // Undefined metrics print as `-`, never NaN.
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("NaN"), "{text}");
+});
+
 cgtest!(eval_writes_static_and_qsearch_numbers, |dir| {
     // White to move wins the undefended queen: material is −800 statically, +100 after
     // the capture. Black to move: Black's queen takes the pawn, −1000 after it.
