@@ -185,16 +185,16 @@ fn print(
     for r in reports {
         writeln!(
             out,
-            "{:<16} {:>8.4} {:>8.4} {:>8.4} {:>8.4} {:>8.1} {:>8.1} {:>9.6} {:>9.6}",
+            "{:<16} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9}",
             r.evaluator,
-            r.static_eval.tau,
-            r.qsearch.tau,
-            r.static_eval.pearson,
-            r.qsearch.pearson,
-            r.static_eval.rmse,
-            r.qsearch.rmse,
-            r.static_eval.texel_loss,
-            r.qsearch.texel_loss
+            super::metric(r.static_eval.tau, 4),
+            super::metric(r.qsearch.tau, 4),
+            super::metric(r.static_eval.pearson, 4),
+            super::metric(r.qsearch.pearson, 4),
+            super::metric(r.static_eval.rmse, 1),
+            super::metric(r.qsearch.rmse, 1),
+            super::metric(r.static_eval.texel_loss, 6),
+            super::metric(r.qsearch.texel_loss, 6)
         )?;
     }
     writeln!(

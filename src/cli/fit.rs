@@ -93,15 +93,20 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                 match m {
                     Some(m) => writeln!(
                         out,
-                        "{name:<8} {:>8} {:>7.3} {:>9.4} {:>9.4} {:>9.4} {:>7.4}",
-                        m.n, m.positive_rate, m.log_loss, m.baseline_log_loss, m.accuracy, m.auc
+                        "{name:<8} {:>8} {:>7.3} {:>9.4} {:>9.4} {:>9.4} {:>7}",
+                        m.n,
+                        m.positive_rate,
+                        m.log_loss,
+                        m.baseline_log_loss,
+                        m.accuracy,
+                        super::metric(m.auc, 4)
                     )?,
                     None => writeln!(out, "{name:<8} {:>8}  (no held-out rows)", 0)?,
                 }
             }
             writeln!(
                 out,
-                "\nbaseline: always predicting the train rate; AUC is NaN when the part has one outcome only"
+                "\nbaseline: always predicting the train rate; AUC is `-` when the part has one outcome only"
             )?;
         }
     }

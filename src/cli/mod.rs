@@ -44,3 +44,13 @@ pub fn record_run(path: &Path, kind: &str, label: &str, summary: &impl serde::Se
         );
     }
 }
+
+/// A metric with `decimals` places, or `-` when it is undefined (an empty part, no
+/// centipawn labels for τ, one outcome only for AUC).
+pub fn metric(v: f64, decimals: usize) -> String {
+    if v.is_finite() {
+        format!("{v:.decimals$}")
+    } else {
+        "-".to_owned()
+    }
+}

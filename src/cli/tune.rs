@@ -165,10 +165,10 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             out,
             "{name:<6} {:>8} {:>10} {:>10} {:>8} {:>8}",
             m.n,
-            cell(m.loss, 6),
-            cell(m.start_loss, 6),
-            cell(m.tau, 4),
-            cell(m.start_tau, 4)
+            super::metric(m.loss, 6),
+            super::metric(m.start_loss, 6),
+            super::metric(m.tau, 4),
+            super::metric(m.start_tau, 4)
         )?;
     }
     // With fewer positions than weights the ridge, not the data, decides most of them.
@@ -212,14 +212,4 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         writeln!(out, "wrote {}", path.display())?;
     }
     Ok(())
-}
-
-/// A metric with `decimals` places, or `-` when it is undefined (an empty part, or no
-/// centipawn labels for τ).
-fn cell(v: f64, decimals: usize) -> String {
-    if v.is_finite() {
-        format!("{v:.decimals$}")
-    } else {
-        "-".to_owned()
-    }
 }

@@ -145,6 +145,20 @@ cgtest!(tune_on_few_positions_warns, |dir| {
     assert!(!text.contains("NaN"), "{text}");
 });
 
+cgtest!(eval_without_centipawn_labels_prints_dashes, |dir| {
+    // Only a mate label: τ, r, RMSE and loss are undefined, shown as `-`.
+    dir.create(
+        "m.csv",
+        "FEN,Evaluation\n4k3/8/8/8/8/8/8/4K2Q w - - 0 1,#+9\n",
+    );
+    let out = dir.ok(&["eval", "--evaluator", "material", "--input", "m.csv"]);
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("material"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(row.split_whitespace().skip(1).collect::<Vec<_>>(), ["-"; 8]);
+});
+
 cgtest!(eval_writes_static_and_qsearch_numbers, |dir| {
     // White to move wins the undefended queen: material is −800 statically, +100 after
     // the capture. Black to move: Black's queen takes the pawn, −1000 after it.
