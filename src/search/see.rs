@@ -15,15 +15,6 @@ pub const fn value(role: Role) -> i32 {
     }
 }
 
-const ORDER: [Role; 6] = [
-    Role::Pawn,
-    Role::Knight,
-    Role::Bishop,
-    Role::Rook,
-    Role::Queen,
-    Role::King,
-];
-
 /// Least valuable piece of `color` among `attackers`.
 #[inline]
 fn least_valuable(board: &Board, attackers: Bitboard, color: Color) -> Option<(Square, Role)> {
@@ -31,7 +22,8 @@ fn least_valuable(board: &Board, attackers: Bitboard, color: Color) -> Option<(S
     if mine.is_empty() {
         return None;
     }
-    ORDER
+    // `Role::ALL` runs from the pawn up: least valuable first.
+    Role::ALL
         .into_iter()
         .find_map(|role| (mine & board.by_role(role)).first().map(|sq| (sq, role)))
 }
