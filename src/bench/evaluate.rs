@@ -1,7 +1,7 @@
 //! Comparing evaluators with reference evaluations (`chessgraph eval`): the static
 //! evaluation and the evaluation after a capture-only quiescence search, per position, and
-//! their agreement with the labels — Kendall τ-b (the Serbian study's measure), Pearson r,
-//! RMSE and Texel's loss.
+//! optionally after a fixed-depth search, and their agreement with the labels — Kendall
+//! τ-b (the Serbian study's measure), Pearson r, RMSE and Texel's loss.
 
 use std::path::Path;
 
@@ -14,7 +14,7 @@ use crate::data::{self, Format, Item, Label, ReadOptions, Reject, parse_position
 use crate::eval::Evaluator;
 use crate::fit::metrics::{kendall_tau_b, pearson, rmse, texel_loss};
 use crate::fit::split::{self, Part};
-use crate::search::Quiescence;
+use crate::search::{Quiescence, Searcher};
 use crate::{Error, Result};
 
 /// A position to evaluate and its reference evaluation, if any.
@@ -92,25 +92,37 @@ pub fn read_db(conn: &Connection, part: Option<Part>, limit: Option<usize>) -> R
         .collect()
 }
 
-/// Static and quiescence evaluations of one position, White's point of view.
+/// Static, quiescence and fixed-depth evaluations of one position, White's point of view.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Scores {
     /// The evaluator's static evaluation.
     pub static_cp: i32,
     /// After a capture-only quiescence search.
     pub qsearch_cp: i32,
+    /// After a search of the requested depth (mates as ±[`crate::eval::EVAL_LIMIT`]).
+    pub search_cp: Option<i32>,
 }
 
-/// Evaluates every sample, in parallel.
-pub fn score(evaluator: &Evaluator, samples: &[Sample]) -> Vec<Scores> {
+/// Hash table per thread for the fixed-depth searches (MiB; cleared per position).
+const DEPTH_HASH_MIB: usize = 1;
+
+/// Evaluates every sample, in parallel; with `depth`, also searches each to that depth.
+pub fn score(evaluator: &Evaluator, samples: &[Sample], depth: Option<u32>) -> Vec<Scores> {
     let shared = std::sync::Arc::new(evaluator.clone());
     samples
         .par_iter()
         .map_init(
-            || Quiescence::new(shared.clone()),
-            |q, s| Scores {
+            || {
+                let searcher = depth.map(|_| Searcher::new(shared.clone(), DEPTH_HASH_MIB));
+                (Quiescence::new(shared.clone()), searcher)
+            },
+            |(q, searcher), s| Scores {
                 static_cp: evaluator.evaluate(&s.pos),
                 qsearch_cp: q.leaf(&s.pos).0,
+                search_cp: searcher
+                    .as_mut()
+                    .zip(depth)
+                    .map(|(searcher, d)| searcher.depth_eval(&s.pos, d)),
             },
         )
         .collect()
@@ -146,13 +158,23 @@ pub struct Report {
     pub static_eval: Agreement,
     /// After quiescence.
     pub qsearch: Agreement,
+    /// Depth of the fixed-depth search, when one was asked for.
+    pub depth: Option<u32>,
+    /// After the fixed-depth search.
+    pub search: Option<Agreement>,
 }
 
 /// Measures `scores` of `evaluator` against the samples' centipawn labels.
-pub fn measure(evaluator: &str, samples: &[Sample], scores: &[Scores], k: f64) -> Report {
+pub fn measure(
+    evaluator: &str,
+    samples: &[Sample],
+    scores: &[Scores],
+    depth: Option<u32>,
+    k: f64,
+) -> Report {
     assert_eq!(samples.len(), scores.len());
     let mut label = Vec::new();
-    let (mut st, mut qs) = (Vec::new(), Vec::new());
+    let (mut st, mut qs, mut se) = (Vec::new(), Vec::new(), Vec::new());
     let mut mates = 0;
     for (s, sc) in samples.iter().zip(scores) {
         match s.label {
@@ -160,6 +182,7 @@ pub fn measure(evaluator: &str, samples: &[Sample], scores: &[Scores], k: f64) -
                 label.push(f64::from(cp));
                 st.push(f64::from(sc.static_cp));
                 qs.push(f64::from(sc.qsearch_cp));
+                se.extend(sc.search_cp.map(f64::from));
             }
             Label::Mate(_) => mates += 1,
             Label::None => {}
@@ -179,29 +202,38 @@ pub fn measure(evaluator: &str, samples: &[Sample], scores: &[Scores], k: f64) -
         k,
         static_eval: agreement(&st),
         qsearch: agreement(&qs),
+        depth,
+        search: depth.map(|_| agreement(&se)),
     }
 }
 
 /// Writes `fen,static,qsearch,label` rows (centipawns, White's view; the label empty when
-/// unknown, `#N` for a mate label).
+/// unknown, `#N` for a mate label), with a `search` column before the label when the
+/// scores include a fixed-depth search.
 pub fn write_csv(out: impl std::io::Write, samples: &[Sample], scores: &[Scores]) -> Result<()> {
     let mut w = csv::Writer::from_writer(out);
     let io = |e: csv::Error| Error::Invalid(format!("writing CSV: {e}"));
-    w.write_record(["fen", "static", "qsearch", "label"])
-        .map_err(io)?;
+    let searched = scores.first().is_some_and(|s| s.search_cp.is_some());
+    let header: &[&str] = if searched {
+        &["fen", "static", "qsearch", "search", "label"]
+    } else {
+        &["fen", "static", "qsearch", "label"]
+    };
+    w.write_record(header).map_err(io)?;
     for (s, sc) in samples.iter().zip(scores) {
         let label = match s.label {
             Label::Cp(cp) => cp.to_string(),
             Label::Mate(m) => format!("#{m}"),
             Label::None => String::new(),
         };
-        w.write_record([
+        let mut row = vec![
             Fen::from_position(&s.pos, EnPassantMode::Legal).to_string(),
             sc.static_cp.to_string(),
             sc.qsearch_cp.to_string(),
-            label,
-        ])
-        .map_err(io)?;
+        ];
+        row.extend(sc.search_cp.map(|v| v.to_string()));
+        row.push(label);
+        w.write_record(&row).map_err(io)?;
     }
     w.flush()
         .map_err(|e| Error::Invalid(format!("writing CSV: {e}")))?;
@@ -224,9 +256,29 @@ mod tests {
         // White to move can take the undefended black queen on d5 with the e4 pawn.
         let s = sample("4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1", Label::Cp(800));
         let e = Evaluator::builtin("material").unwrap();
-        let sc = score(&e, std::slice::from_ref(&s));
+        let sc = score(&e, std::slice::from_ref(&s), None);
         assert_eq!(sc[0].static_cp, 100 - 900);
         assert_eq!(sc[0].qsearch_cp, 100);
+        assert_eq!(sc[0].search_cp, None);
+    }
+
+    #[test]
+    fn depth_search_sees_what_quiescence_cannot() {
+        // Back-rank mate in one with a quiet move (Ra8#, the black king boxed in by its
+        // own pawns): beyond a capture-only quiescence search, within a 2-ply search.
+        let s = sample("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", Label::None);
+        let e = Evaluator::builtin("material").unwrap();
+        let sc = score(&e, std::slice::from_ref(&s), Some(2));
+        // Material: rook 500 against three pawns 300; quiescence sees no capture.
+        assert_eq!((sc[0].static_cp, sc[0].qsearch_cp), (200, 200));
+        assert_eq!(sc[0].search_cp, Some(crate::eval::EVAL_LIMIT));
+        // Black to move: the score is still from White's point of view (+200 material).
+        let b = sample("6k1/5ppp/8/8/8/8/8/R5K1 b - - 0 1", Label::None);
+        let sb = score(&e, std::slice::from_ref(&b), Some(1));
+        assert!(sb[0].search_cp.unwrap() > 0, "{sb:?}");
+        // Deterministic whatever the order: the same position twice gives the same score.
+        let twice = score(&e, &[s.clone(), b.clone(), s.clone()], Some(3));
+        assert_eq!(twice[0].search_cp, twice[2].search_cp);
     }
 
     #[test]
@@ -239,8 +291,9 @@ mod tests {
             sample("4k3/8/8/8/8/8/8/4K3 w - - 0 1", Label::None),
         ];
         let e = Evaluator::builtin("material").unwrap();
-        let scores = score(&e, &samples);
-        let r = measure("material", &samples, &scores, 0.01);
+        let scores = score(&e, &samples, None);
+        let r = measure("material", &samples, &scores, None, 0.01);
+        assert!(r.search.is_none());
         assert_eq!((r.positions, r.labelled, r.mate_labels), (5, 3, 1));
         assert!((r.static_eval.tau - 1.0).abs() < 1e-12);
         // Errors 0, 0, 200: RMSE sqrt(40000 / 3).

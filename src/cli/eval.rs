@@ -40,7 +40,10 @@ pub struct Args {
     /// K of the Texel loss σ(K·cp) [default: the K fitted with the first tuned evaluator given, else ln(10)/400].
     #[arg(long, value_name = "K")]
     k: Option<f64>,
-    /// Write `fen,static,qsearch,label` rows for the (single) evaluator to this CSV file.
+    /// Also search every position to this depth (plies, 1..=20) and measure that score too.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=20))]
+    depth: Option<u32>,
+    /// Write `fen,static,qsearch,label` rows (with `search` before `label` under --depth) for the (single) evaluator to this CSV file.
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// Print JSON instead of a table.
@@ -118,14 +121,20 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     };
     let mut reports = Vec::new();
     for e in &evals {
-        let scores = evaluate::score(e, &samples);
+        let scores = evaluate::score(e, &samples, args.depth);
         if let Some(path) = &args.output {
             let file = std::fs::File::create(path)
                 .with_context(|| format!("cannot create {}", path.display()))?;
             evaluate::write_csv(std::io::BufWriter::new(file), &samples, &scores)
                 .with_context(|| format!("writing {}", path.display()))?;
         }
-        reports.push(evaluate::measure(e.name(), &samples, &scores, k));
+        reports.push(evaluate::measure(
+            e.name(),
+            &samples,
+            &scores,
+            args.depth,
+            k,
+        ));
     }
     record(db_path, &source, &reports);
     print(&reports, &samples, &source, args.json)
@@ -135,7 +144,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
 /// report's run table shows every measure as a column.
 fn record(db_path: &Path, source: &str, reports: &[evaluate::Report]) {
     for r in reports {
-        let summary = serde_json::json!({
+        let mut summary = serde_json::json!({
             "positions": r.positions,
             "labelled": r.labelled,
             "tau": r.static_eval.tau,
@@ -147,6 +156,11 @@ fn record(db_path: &Path, source: &str, reports: &[evaluate::Report]) {
             "loss": r.static_eval.texel_loss,
             "loss_qs": r.qsearch.texel_loss,
         });
+        if let (Some(d), Some(a)) = (r.depth, &r.search) {
+            summary["depth"] = d.into();
+            summary["tau_search"] = a.tau.into();
+            summary["pearson_search"] = a.pearson.into();
+        }
         super::record_run(
             db_path,
             "eval",
@@ -177,15 +191,38 @@ fn print(
         r0.mate_labels,
         r0.k
     )?;
+    let depth_header = match r0.depth {
+        Some(d) => {
+            let c = |m: &str| format!("{m} d{d}");
+            format!(
+                " {:>8} {:>8} {:>8} {:>9}",
+                c("τ"),
+                c("r"),
+                c("RMSE"),
+                c("loss")
+            )
+        }
+        None => String::new(),
+    };
     writeln!(
         out,
-        "\n{:<16} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9}",
+        "\n{:<16} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9}{depth_header}",
         "evaluator", "τ", "τ qs", "r", "r qs", "RMSE", "RMSE qs", "loss", "loss qs"
     )?;
     for r in reports {
+        let depth_cells = match &r.search {
+            Some(a) => format!(
+                " {:>8} {:>8} {:>8} {:>9}",
+                super::metric(a.tau, 4),
+                super::metric(a.pearson, 4),
+                super::metric(a.rmse, 1),
+                super::metric(a.texel_loss, 6)
+            ),
+            None => String::new(),
+        };
         writeln!(
             out,
-            "{:<16} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9}",
+            "{:<16} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9}{depth_cells}",
             r.evaluator,
             super::metric(r.static_eval.tau, 4),
             super::metric(r.qsearch.tau, 4),
@@ -199,7 +236,14 @@ fn print(
     }
     writeln!(
         out,
-        "\nτ: Kendall τ-b; r: Pearson; loss: mean (σ(K·eval) − σ(K·label))²; qs: after a capture-only quiescence search"
+        "\nτ: Kendall τ-b; r: Pearson; loss: mean (σ(K·eval) − σ(K·label))²; qs: after a capture-only quiescence search{}",
+        match r0.depth {
+            Some(d) => format!(
+                "; d{d}: after a {d}-ply search (mates as ±{})",
+                chessgraph::eval::EVAL_LIMIT
+            ),
+            None => String::new(),
+        }
     )?;
     Ok(())
 }

@@ -342,6 +342,36 @@ impl Searcher {
         }
     }
 
+    /// Score of a `depth`-ply search of `pos` from a cleared table, centipawns from White's
+    /// point of view, mates as ±[`crate::eval::EVAL_LIMIT`]. Clearing first makes the
+    /// result independent of earlier calls (the `eval --depth` figure).
+    pub fn depth_eval(&mut self, pos: &Chess, depth: u32) -> i32 {
+        use crate::eval::EVAL_LIMIT;
+        self.clear();
+        let limits = Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        };
+        let stm = match self.search(pos, &[], &limits, &mut |_| {}).score {
+            // No legal move: mated (in check) or stalemate.
+            _ if pos.legal_moves().is_empty() => {
+                if pos.is_check() {
+                    -EVAL_LIMIT
+                } else {
+                    0
+                }
+            }
+            Score::Cp(v) => v.clamp(-EVAL_LIMIT, EVAL_LIMIT),
+            Score::Mate(n) if n > 0 => EVAL_LIMIT,
+            Score::Mate(_) => -EVAL_LIMIT,
+        };
+        if pos.turn() == Color::White {
+            stm
+        } else {
+            -stm
+        }
+    }
+
     /// Static evaluation from the side to move's point of view.
     #[inline]
     fn evaluate(&self, pos: &Chess) -> i32 {

@@ -159,6 +159,41 @@ cgtest!(eval_without_centipawn_labels_prints_dashes, |dir| {
     assert_eq!(row.split_whitespace().skip(1).collect::<Vec<_>>(), ["-"; 8]);
 });
 
+cgtest!(eval_depth_adds_a_searched_score, |dir| {
+    // Ra8# is quiet: only the 2-ply search sees the mate.
+    dir.create(
+        "d.csv",
+        "FEN,Evaluation\n\
+         6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1,+2000\n\
+         4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1,+150\n\
+         4k3/8/8/8/8/8/8/4K2R w - - 0 1,+500\n",
+    );
+    let out = dir.ok(&[
+        "eval",
+        "--evaluator",
+        "material",
+        "--input",
+        "d.csv",
+        "--depth",
+        "2",
+        "--output",
+        "o.csv",
+    ]);
+    assert!(
+        out.contains("τ d2") && out.contains("after a 2-ply search"),
+        "{out}"
+    );
+    let csv = std::fs::read_to_string(dir.path().join("o.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "fen,static,qsearch,search,label");
+    assert_eq!(
+        lines[1],
+        "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1,200,200,20000,2000"
+    );
+    let e = fails(&dir, &["eval", "--input", "d.csv", "--depth", "0"]);
+    assert!(e.contains("--depth"), "{e}");
+});
+
 cgtest!(eval_writes_static_and_qsearch_numbers, |dir| {
     // White to move wins the undefended queen: material is −800 statically, +100 after
     // the capture. Black to move: Black's queen takes the pawn, −1000 after it.
