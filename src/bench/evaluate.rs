@@ -276,6 +276,10 @@ mod tests {
         let b = sample("6k1/5ppp/8/8/8/8/8/R5K1 b - - 0 1", Label::None);
         let sb = score(&e, std::slice::from_ref(&b), Some(1));
         assert!(sb[0].search_cp.unwrap() > 0, "{sb:?}");
+        // Already mated (Black, no legal move): White's point of view, no search needed.
+        let mated = sample("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", Label::None);
+        let sm = score(&e, std::slice::from_ref(&mated), Some(3));
+        assert_eq!(sm[0].search_cp, Some(crate::eval::EVAL_LIMIT));
         // Deterministic whatever the order: the same position twice gives the same score.
         let twice = score(&e, &[s.clone(), b.clone(), s.clone()], Some(3));
         assert_eq!(twice[0].search_cp, twice[2].search_cp);

@@ -347,23 +347,20 @@ impl Searcher {
     /// result independent of earlier calls (the `eval --depth` figure).
     pub fn depth_eval(&mut self, pos: &Chess, depth: u32) -> i32 {
         use crate::eval::EVAL_LIMIT;
-        self.clear();
-        let limits = Limits {
-            depth: Some(depth),
-            ..Limits::default()
-        };
-        let stm = match self.search(pos, &[], &limits, &mut |_| {}).score {
-            // No legal move: mated (in check) or stalemate.
-            _ if pos.legal_moves().is_empty() => {
-                if pos.is_check() {
-                    -EVAL_LIMIT
-                } else {
-                    0
-                }
+        let stm = if pos.legal_moves().is_empty() {
+            // Mated (in check) or stalemate: nothing to search.
+            if pos.is_check() { -EVAL_LIMIT } else { 0 }
+        } else {
+            self.clear();
+            let limits = Limits {
+                depth: Some(depth),
+                ..Limits::default()
+            };
+            match self.search(pos, &[], &limits, &mut |_| {}).score {
+                Score::Cp(v) => v.clamp(-EVAL_LIMIT, EVAL_LIMIT),
+                Score::Mate(n) if n > 0 => EVAL_LIMIT,
+                Score::Mate(_) => -EVAL_LIMIT,
             }
-            Score::Cp(v) => v.clamp(-EVAL_LIMIT, EVAL_LIMIT),
-            Score::Mate(n) if n > 0 => EVAL_LIMIT,
-            Score::Mate(_) => -EVAL_LIMIT,
         };
         if pos.turn() == Color::White {
             stm
