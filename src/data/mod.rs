@@ -7,16 +7,17 @@
 
 pub mod csv;
 pub mod epd;
+pub mod fen;
 pub mod pgn;
 
-use std::fmt;
+pub use fen::{FenError, Leniency, normalized_fen, parse_position};
+
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 
 use indicatif::ProgressBar;
-use shakmaty::fen::{Epd, Fen};
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode};
+use shakmaty::Color;
 
 use crate::{Error, Result};
 
@@ -376,35 +377,6 @@ pub fn for_each_line(
 /// The reject for an input that broke at `line`.
 pub fn broken_input(line: u64, error: &io::Error) -> Reject {
     Reject::new(line, "", format!("input ends or breaks here: {error}"))
-}
-
-/// Why a FEN was refused.
-#[derive(Debug)]
-pub struct FenError(String);
-
-impl fmt::Display for FenError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-/// Parses and validates a FEN (4 to 6 fields), returning the position.
-pub fn parse_position(fen: &str) -> std::result::Result<Chess, FenError> {
-    let fen = fen.trim();
-    let parsed =
-        Fen::from_ascii(fen.as_bytes()).map_err(|e| FenError(format!("invalid FEN: {e}")))?;
-    // Castling rights that the board cannot have (a moved rook) are a common slip in
-    // hand-written FENs: drop them, as python-chess does, instead of losing the row.
-    parsed
-        .into_position::<Chess>(CastlingMode::Standard)
-        .or_else(shakmaty::PositionError::ignore_invalid_castling_rights)
-        .map_err(|e| FenError(format!("illegal position: {e}")))
-}
-
-/// The normalized key of a position: board, side, castling, and the en passant square
-/// only when a legal en passant capture exists.
-pub fn normalized_fen(pos: &Chess) -> String {
-    Epd::from_position(pos, EnPassantMode::Legal).to_string()
 }
 
 /// Cuts `s` to at most `max` characters (on a char boundary).
