@@ -11,6 +11,7 @@ pub mod eval;
 pub mod fit;
 pub mod graph;
 pub mod heatmap;
+pub mod nnue;
 pub mod report;
 pub mod search;
 pub mod uci;

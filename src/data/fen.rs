@@ -55,10 +55,12 @@ pub fn parse(fen: &str, leniency: Leniency) -> Result<Chess, FenError> {
     let result = match leniency {
         Leniency::Strict => result,
         Leniency::DropCastling => result.or_else(PositionError::ignore_invalid_castling_rights),
-        Leniency::DropCastlingAndEp => result.or_else(|e| {
-            e.ignore_invalid_castling_rights()
-                .or_else(PositionError::ignore_invalid_ep_square)
-        }),
+        Leniency::DropCastlingAndEp => match result {
+            Ok(pos) => Ok(pos),
+            Err(e) => e
+                .ignore_invalid_castling_rights()
+                .or_else(PositionError::ignore_invalid_ep_square),
+        },
     };
     result.map_err(|e| FenError::Illegal(e.to_string()))
 }

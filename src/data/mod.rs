@@ -185,6 +185,15 @@ impl GameResult {
             GameResult::Draw => "1/2-1/2",
         }
     }
+
+    /// White's score: 1, ½ or 0.
+    pub fn white_score(self) -> f64 {
+        match self {
+            GameResult::WhiteWins => 1.0,
+            GameResult::BlackWins => 0.0,
+            GameResult::Draw => 0.5,
+        }
+    }
 }
 
 /// An evaluation label, always from White's point of view once in a [`Row`].

@@ -1,0 +1,440 @@
+//! The quantized network, its integer forward pass, and its file format.
+//!
+//! # File format, version 1 (all integers little-endian)
+//!
+//! | bytes | content |
+//! | --- | --- |
+//! | 8 | magic `CGNNUE\r\n` |
+//! | 4 | format version, `1` |
+//! | 4 × 5 | inputs (768), hidden size H, QA (255), QB (64), SCALE (400) |
+//! | 4 + n | length n and n bytes of UTF-8 JSON provenance (database, positions, labels, epochs, losses, τ, date) |
+//! | 2 × 768·H | first-layer weights, `i16`, feature-major (the H weights of feature 0, then feature 1, …) |
+//! | 2 × H | first-layer biases, `i16` |
+//! | 2 × 2H | output weights, `i16`: H for the side to move, then H for the other side |
+//! | 4 | output bias, `i32` (scale QA·QB) |
+//! | 8 | FNV-1a 64 checksum of every byte before it |
+//!
+//! The first layer is scaled by QA (1.0 ↦ 255) and the output weights by QB (1.0 ↦ 64).
+//! With SCReLU `h = clamp(a, 0, QA)²` the output is
+//! `(Σ h·w / QA + b) · SCALE / (QA·QB)` centipawns for the side to move.
+
+use std::fmt;
+use std::path::Path;
+
+use shakmaty::{Color, Position};
+
+use super::accumulator::Accumulator;
+use super::features;
+use super::{INPUTS, QA, QB, SCALE};
+
+const MAGIC: &[u8; 8] = b"CGNNUE\r\n";
+/// The file format version this chessgraph reads and writes.
+pub const VERSION: u32 = 1;
+/// Largest hidden size a file may declare (a sanity bound against corrupt headers).
+pub const MAX_HIDDEN: usize = 4096;
+
+/// Why a network file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum NetworkError {
+    /// Reading the file failed.
+    #[error("cannot read network file {path}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not a network of this format, or is damaged.
+    #[error("network file {path}: {reason}")]
+    Format {
+        /// The file (or `<built-in>`).
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// A quantized perspective network, ready for integer inference.
+#[derive(Clone, PartialEq)]
+pub struct Network {
+    hidden: usize,
+    /// `INPUTS × hidden`, feature-major.
+    pub(crate) ft_weights: Vec<i16>,
+    pub(crate) ft_bias: Vec<i16>,
+    /// `2 × hidden`: side to move first.
+    pub(crate) out_weights: Vec<i16>,
+    pub(crate) out_bias: i32,
+    provenance: serde_json::Value,
+}
+
+impl fmt::Debug for Network {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Network")
+            .field("hidden", &self.hidden)
+            .field("provenance", &self.provenance)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Network {
+    /// A network from quantized parts; `None` when the sizes do not fit together.
+    pub fn from_parts(
+        ft_weights: Vec<i16>,
+        ft_bias: Vec<i16>,
+        out_weights: Vec<i16>,
+        out_bias: i32,
+        provenance: serde_json::Value,
+    ) -> Option<Network> {
+        let hidden = ft_bias.len();
+        (hidden > 0
+            && ft_weights.len() == INPUTS * hidden
+            && out_weights.len() == 2 * hidden
+            && out_weights.iter().all(|&w| w.unsigned_abs() <= 127))
+        .then_some(Network {
+            hidden,
+            ft_weights,
+            ft_bias,
+            out_weights,
+            out_bias,
+            provenance,
+        })
+    }
+
+    /// Hidden size H.
+    pub fn hidden(&self) -> usize {
+        self.hidden
+    }
+
+    /// The JSON provenance stored with the weights.
+    pub fn provenance(&self) -> &serde_json::Value {
+        &self.provenance
+    }
+
+    /// Replaces the provenance.
+    pub fn set_provenance(&mut self, provenance: serde_json::Value) {
+        self.provenance = provenance;
+    }
+
+    /// The H first-layer weights of `feature`.
+    #[inline]
+    pub fn feature_weights(&self, feature: usize) -> &[i16] {
+        &self.ft_weights[feature * self.hidden..(feature + 1) * self.hidden]
+    }
+
+    /// The first layer's biases (the accumulator of an empty board).
+    pub fn ft_bias(&self) -> &[i16] {
+        &self.ft_bias
+    }
+
+    /// Computes the accumulator of `pos` from scratch (both perspectives).
+    pub fn refresh(&self, pos: &impl Position, acc: &mut Accumulator) {
+        acc.white.copy_from_slice(&self.ft_bias);
+        acc.black.copy_from_slice(&self.ft_bias);
+        for f in features::active(pos) {
+            add_assign(&mut acc.white, self.feature_weights(f));
+            add_assign(&mut acc.black, self.feature_weights(features::mirror(f)));
+        }
+    }
+
+    /// The output for an accumulator, in centipawns from `turn`'s point of view.
+    #[inline]
+    pub fn output(&self, acc: &Accumulator, turn: Color) -> i32 {
+        let (us, them) = match turn {
+            Color::White => (&acc.white, &acc.black),
+            Color::Black => (&acc.black, &acc.white),
+        };
+        let (w_us, w_them) = self.out_weights.split_at(self.hidden);
+        let sum = screlu_dot(us, w_us) + screlu_dot(them, w_them);
+        let raw = sum / i64::from(QA) + i64::from(self.out_bias);
+        (raw * i64::from(SCALE) / i64::from(QA * QB)) as i32
+    }
+
+    /// The output for a position given by its active features from White's perspective
+    /// (the trainer's samples), centipawns from `turn`'s point of view.
+    pub fn evaluate_features(&self, white: &[u16], turn: Color) -> i32 {
+        let mut acc = Accumulator::new(self.hidden);
+        acc.white.copy_from_slice(&self.ft_bias);
+        acc.black.copy_from_slice(&self.ft_bias);
+        for &f in white {
+            add_assign(&mut acc.white, self.feature_weights(f as usize));
+            add_assign(
+                &mut acc.black,
+                self.feature_weights(features::mirror(f as usize)),
+            );
+        }
+        self.output(&acc, turn)
+    }
+
+    /// Static evaluation of `pos`, centipawns from the side to move's point of view
+    /// (a full refresh; the engine updates its accumulators incrementally instead).
+    pub fn evaluate(&self, pos: &impl Position) -> i32 {
+        let mut acc = Accumulator::new(self.hidden);
+        self.refresh(pos, &mut acc);
+        self.output(&acc, pos.turn())
+    }
+
+    /// Reads a network file.
+    pub fn load(path: &Path) -> Result<Network, NetworkError> {
+        let bytes = std::fs::read(path).map_err(|source| NetworkError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Network::from_bytes(&bytes, &path.display().to_string())
+    }
+
+    /// Whether `bytes` start like a network file (for telling it from a JSON evaluator).
+    pub fn is_network_file(bytes: &[u8]) -> bool {
+        bytes.starts_with(MAGIC)
+    }
+
+    /// Parses a network file's bytes; `name` is used in errors.
+    pub fn from_bytes(bytes: &[u8], name: &str) -> Result<Network, NetworkError> {
+        let err = |reason: String| NetworkError::Format {
+            path: name.to_owned(),
+            reason,
+        };
+        if !bytes.starts_with(MAGIC) {
+            return Err(err("not a chessgraph network (bad magic bytes)".into()));
+        }
+        let mut r = Reader {
+            bytes,
+            at: MAGIC.len(),
+        };
+        let truncated = |r: &Reader| {
+            err(format!(
+                "truncated at byte {} of {} (the file is incomplete)",
+                r.at,
+                bytes.len()
+            ))
+        };
+        let version = r.u32().ok_or_else(|| truncated(&r))?;
+        if version != VERSION {
+            return Err(err(format!(
+                "format version {version}, this chessgraph reads version {VERSION}"
+            )));
+        }
+        let mut header = [0u32; 5];
+        for h in &mut header {
+            *h = r.u32().ok_or_else(|| truncated(&r))?;
+        }
+        let [inputs, hidden, qa, qb, scale] = header;
+        if (inputs as usize, qa as i32, qb as i32, scale as i32) != (INPUTS, QA, QB, SCALE) {
+            return Err(err(format!(
+                "layout inputs={inputs} QA={qa} QB={qb} SCALE={scale}, this chessgraph \
+                 uses inputs={INPUTS} QA={QA} QB={QB} SCALE={SCALE}"
+            )));
+        }
+        let hidden = hidden as usize;
+        if hidden == 0 || hidden > MAX_HIDDEN {
+            return Err(err(format!(
+                "hidden size {hidden} is outside 1..={MAX_HIDDEN}"
+            )));
+        }
+        let json_len = r.u32().ok_or_else(|| truncated(&r))? as usize;
+        let json = r.take(json_len).ok_or_else(|| truncated(&r))?;
+        let provenance: serde_json::Value = serde_json::from_slice(json)
+            .map_err(|e| err(format!("provenance is not valid JSON: {e}")))?;
+        let expected = r.at + 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4 + 8;
+        if bytes.len() != expected {
+            return Err(err(format!(
+                "{} bytes, but a network with hidden size {hidden} has {expected}{}",
+                bytes.len(),
+                if bytes.len() < expected {
+                    " (the file is incomplete)"
+                } else {
+                    ""
+                }
+            )));
+        }
+        let ft_weights = r.i16s(INPUTS * hidden).ok_or_else(|| truncated(&r))?;
+        let ft_bias = r.i16s(hidden).ok_or_else(|| truncated(&r))?;
+        let out_weights = r.i16s(2 * hidden).ok_or_else(|| truncated(&r))?;
+        let out_bias = r.u32().ok_or_else(|| truncated(&r))? as i32;
+        let body = r.at;
+        let checksum = r.u64().ok_or_else(|| truncated(&r))?;
+        if checksum != fnv1a64(&bytes[..body]) {
+            return Err(err("checksum mismatch (the file is damaged)".into()));
+        }
+        Network::from_parts(ft_weights, ft_bias, out_weights, out_bias, provenance)
+            .ok_or_else(|| err("an output weight is outside ±127".into()))
+    }
+
+    /// The file's bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let json = serde_json::to_vec(&self.provenance).expect("a JSON value serializes");
+        let mut out = Vec::with_capacity(64 + json.len() + 2 * self.ft_weights.len());
+        out.extend_from_slice(MAGIC);
+        for v in [
+            VERSION,
+            INPUTS as u32,
+            self.hidden as u32,
+            QA as u32,
+            QB as u32,
+            SCALE as u32,
+            json.len() as u32,
+        ] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&json);
+        for w in self
+            .ft_weights
+            .iter()
+            .chain(&self.ft_bias)
+            .chain(&self.out_weights)
+        {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        out.extend_from_slice(&self.out_bias.to_le_bytes());
+        let checksum = fnv1a64(&out);
+        out.extend_from_slice(&checksum.to_le_bytes());
+        out
+    }
+
+    /// Writes the network file.
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        std::fs::write(path, self.to_bytes())
+    }
+}
+
+/// `acc += w`, element-wise (wrapping like the engines' SIMD adds; the trainer clips
+/// weights so that real accumulators stay far from the `i16` limits).
+#[inline]
+pub(crate) fn add_assign(acc: &mut [i16], w: &[i16]) {
+    for (a, &w) in acc.iter_mut().zip(w) {
+        *a = a.wrapping_add(w);
+    }
+}
+
+/// `Σ clamp(a, 0, QA)² · w` over one perspective. `clamp(a) · w` fits an `i16` because
+/// `|w| ≤ 127` (the "lizard" SCReLU trick), so the compiler can use 16-bit multiplies
+/// with 32-bit pairwise sums; 64-element blocks keep the 32-bit partial sums exact.
+#[inline]
+fn screlu_dot(acc: &[i16], w: &[i16]) -> i64 {
+    let mut total = 0i64;
+    for (a, w) in acc.chunks(64).zip(w.chunks(64)) {
+        let mut sum = 0i32;
+        for (&a, &w) in a.iter().zip(w) {
+            let c = a.clamp(0, QA as i16);
+            sum += i32::from(c.wrapping_mul(w)) * i32::from(c);
+        }
+        total += i64::from(sum);
+    }
+    total
+}
+
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let s = self.bytes.get(self.at..self.at.checked_add(n)?)?;
+        self.at += n;
+        Some(s)
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    fn i16s(&mut self, n: usize) -> Option<Vec<i16>> {
+        let s = self.take(n.checked_mul(2)?)?;
+        Some(
+            s.chunks_exact(2)
+                .map(|c| i16::from_le_bytes([c[0], c[1]]))
+                .collect(),
+        )
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use shakmaty::Chess;
+
+    /// A small network with pseudo-random weights (deterministic).
+    pub(crate) fn random_network(hidden: usize, seed: u64) -> Network {
+        let mut s = seed;
+        let mut next = |range: i32| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 33) as i32).rem_euclid(2 * range + 1) - range
+        };
+        let ft_weights = (0..INPUTS * hidden).map(|_| next(60) as i16).collect();
+        let ft_bias = (0..hidden).map(|_| next(100) as i16).collect();
+        let out_weights = (0..2 * hidden).map(|_| next(127) as i16).collect();
+        let out_bias = next(5000);
+        Network::from_parts(
+            ft_weights,
+            ft_bias,
+            out_weights,
+            out_bias,
+            serde_json::json!({"test": true}),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn round_trip_and_damage() {
+        let net = random_network(16, 7);
+        let bytes = net.to_bytes();
+        let back = Network::from_bytes(&bytes, "t").unwrap();
+        assert_eq!(back, net);
+
+        let msg = |b: &[u8]| Network::from_bytes(b, "t").unwrap_err().to_string();
+        assert!(msg(&bytes[..bytes.len() - 100]).contains("incomplete"));
+        assert!(msg(&bytes[..20]).contains("truncated"));
+        assert!(msg(b"{\"format\": 1}").contains("bad magic"));
+        let mut v2 = bytes.clone();
+        v2[8] = 2;
+        assert!(msg(&v2).contains("version 2"));
+        let mut flipped = bytes.clone();
+        let mid = bytes.len() / 2;
+        flipped[mid] ^= 1;
+        assert!(msg(&flipped).contains("checksum"));
+        let mut other_size = bytes.clone();
+        other_size[16] = 32; // hidden 16 -> 32 without the weights to match
+        assert!(msg(&other_size).contains("hidden size 32"));
+    }
+
+    #[test]
+    fn evaluation_is_colour_symmetric() {
+        // The mirrored position (colours swapped, board flipped) must get the same score
+        // from the side to move's view: both perspectives share one weight matrix.
+        let net = random_network(32, 3);
+        for fen in [
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+            "8/2P5/8/8/8/8/5p2/K6k b - - 0 1",
+        ] {
+            let pos: Chess = crate::data::fen::parse_position(fen).unwrap();
+            let flipped_fen = {
+                let mut board = pos.board().clone();
+                board.flip_vertical();
+                board.swap_colors();
+                let setup = shakmaty::Setup {
+                    board,
+                    turn: !pos.turn(),
+                    ..shakmaty::Setup::empty()
+                };
+                shakmaty::fen::Fen::try_from_setup(setup)
+                    .unwrap()
+                    .to_string()
+            };
+            let mirrored: Chess = crate::data::fen::parse_position(&flipped_fen).unwrap();
+            assert_eq!(net.evaluate(&pos), net.evaluate(&mirrored), "{fen}");
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! Training samples: the database's labelled positions as compact feature lists.
+
+use rayon::prelude::*;
+use rusqlite::Connection;
+use shakmaty::{Chess, Color, Position};
+
+use crate::data::{GameResult, parse_position};
+use crate::fit::split::{self, Part};
+use crate::nnue::features;
+use crate::{Error, Result};
+
+/// Mate labels count as this many centipawns, and centipawn labels are clamped to it
+/// (the tuner's convention: beyond it σ(K·cp) is within 0.1 % of 0 or 1).
+pub const MATE_LABEL_CP: f32 = 2500.0;
+
+/// Most pieces on a legal board.
+pub const MAX_PIECES: usize = 32;
+
+/// One training position.
+#[derive(Copy, Clone, Debug)]
+pub struct Sample {
+    /// Active features from White's perspective; the first `len` are used.
+    pub features: [u16; MAX_PIECES],
+    /// Number of used features.
+    pub len: u8,
+    /// Side to move.
+    pub white_to_move: bool,
+    /// Label, centipawns from White's view (mates mapped, clamped).
+    pub label_cp: f32,
+    /// Game result for White (1, ½, 0), NaN when unknown.
+    pub result: f32,
+    /// Whether the label was a mate score (left out of τ, as `eval` does).
+    pub mate: bool,
+}
+
+impl Sample {
+    /// Builds a sample from a position and its White-view label and result.
+    pub fn new(pos: &Chess, label_cp: f32, result: f32) -> Sample {
+        let mut s = Sample {
+            features: [0; MAX_PIECES],
+            len: 0,
+            white_to_move: pos.turn() == Color::White,
+            label_cp: label_cp.clamp(-MATE_LABEL_CP, MATE_LABEL_CP),
+            result,
+            mate: false,
+        };
+        for f in features::active(pos).take(MAX_PIECES) {
+            s.features[s.len as usize] = f as u16;
+            s.len += 1;
+        }
+        s
+    }
+
+    /// The used features from White's perspective.
+    pub fn white_features(&self) -> &[u16] {
+        &self.features[..self.len as usize]
+    }
+}
+
+/// The labelled positions of a database, by split part.
+#[derive(Debug, Default)]
+pub struct Dataset {
+    /// Trained on.
+    pub train: Vec<Sample>,
+    /// Held out to choose the epoch and hyper-parameters.
+    pub valid: Vec<Sample>,
+    /// Held out for the final figures.
+    pub test: Vec<Sample>,
+    /// Positions without a label (left out).
+    pub unlabelled: usize,
+}
+
+impl Dataset {
+    /// The samples of `part`.
+    pub fn part(&self, part: Part) -> &[Sample] {
+        match part {
+            Part::Train => &self.train,
+            Part::Valid => &self.valid,
+            Part::Test => &self.test,
+        }
+    }
+}
+
+/// The label in White-view centipawns of a stored `(eval_cp, mate)` pair.
+pub fn label_cp(eval_cp: Option<i64>, mate: Option<i64>) -> Option<f32> {
+    match (eval_cp, mate) {
+        (Some(cp), _) => Some((cp as f32).clamp(-MATE_LABEL_CP, MATE_LABEL_CP)),
+        (None, Some(m)) => Some(if m > 0 { MATE_LABEL_CP } else { -MATE_LABEL_CP }),
+        (None, None) => None,
+    }
+}
+
+/// Reads every labelled position with its split part (assigning parts first).
+pub fn load(conn: &Connection) -> Result<Dataset> {
+    split::ensure(conn)?;
+    let mut stmt = conn.prepare(
+        "SELECT p.fen, p.eval_cp, p.mate, p.result, s.part \
+         FROM positions p JOIN splits s ON s.position_id = p.id ORDER BY p.id",
+    )?;
+    let mut rows = Vec::new();
+    let mut unlabelled = 0;
+    let mut q = stmt.query([])?;
+    while let Some(r) = q.next()? {
+        let (eval_cp, mate): (Option<i64>, Option<i64>) = (r.get(1)?, r.get(2)?);
+        let Some(label) = label_cp(eval_cp, mate) else {
+            unlabelled += 1;
+            continue;
+        };
+        let fen: String = r.get(0)?;
+        let result: Option<String> = r.get(3)?;
+        let result = result
+            .as_deref()
+            .and_then(GameResult::parse)
+            .map_or(f32::NAN, |g| g.white_score() as f32);
+        let part: String = r.get(4)?;
+        let part = Part::parse(&part)
+            .ok_or_else(|| Error::Invalid(format!("splits: unknown part {part:?}")))?;
+        rows.push((fen, label, eval_cp.is_none(), result, part));
+    }
+    let samples: Vec<(Part, Result<Sample>)> = rows
+        .into_par_iter()
+        .map(|(fen, label, is_mate, result, part)| {
+            let sample = parse_position(&fen)
+                .map(|pos| Sample {
+                    mate: is_mate,
+                    ..Sample::new(&pos, label, result)
+                })
+                .map_err(|e| Error::Invalid(format!("stored position {fen:?}: {e}")));
+            (part, sample)
+        })
+        .collect();
+    let mut set = Dataset {
+        unlabelled,
+        ..Dataset::default()
+    };
+    for (part, sample) in samples {
+        let sample = sample?;
+        match part {
+            Part::Train => set.train.push(sample),
+            Part::Valid => set.valid.push(sample),
+            Part::Test => set.test.push(sample),
+        }
+    }
+    Ok(set)
+}

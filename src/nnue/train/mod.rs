@@ -1,0 +1,388 @@
+//! The NNUE trainer: mini-batch AdamW on the CPU, all cores, deterministic for a given
+//! thread count.
+//!
+//! Each epoch shuffles the training part (seeded), splits every batch into one fixed
+//! chunk per thread, sums the per-thread gradients in thread order (so the result depends
+//! on the thread count but not on scheduling), steps AdamW with a cosine learning rate,
+//! and clips the weights to what quantization can hold. After each epoch the validation
+//! loss decides which epoch is kept; the test part is touched once, at the end, through
+//! the quantized network — the same integer code the engine runs.
+
+pub mod data;
+pub mod model;
+pub mod optim;
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::Serialize;
+use shakmaty::Color;
+
+use crate::fit::metrics::kendall_tau_b;
+use crate::nnue::Network;
+use crate::{Error, Result};
+
+use data::Sample;
+use model::{Params, Scratch, SplitMix};
+use optim::{AdamW, cosine_lr};
+
+/// Training settings (every one printed and stored in the network's provenance).
+#[derive(Clone, Debug, Serialize)]
+pub struct Options {
+    /// Hidden units H.
+    pub hidden: usize,
+    /// Passes over the training part.
+    pub epochs: usize,
+    /// Positions per mini-batch.
+    pub batch: usize,
+    /// Initial learning rate.
+    pub lr: f32,
+    /// The learning rate decays (cosine) to `lr · final_lr` at the end.
+    pub final_lr: f32,
+    /// AdamW's decoupled weight decay.
+    pub weight_decay: f32,
+    /// Weight of the game result in the target (0: label only).
+    pub lambda: f32,
+    /// K of σ(K·cp) (fitted on the training part's labels and results by the caller).
+    pub k: f32,
+    /// Seed of initialization and shuffling.
+    pub seed: u64,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            hidden: 256,
+            epochs: 20,
+            batch: 16384,
+            lr: 1e-3,
+            final_lr: 0.05,
+            weight_decay: 1e-4,
+            lambda: 0.0,
+            k: 0.0079,
+            seed: 1,
+        }
+    }
+}
+
+/// One epoch's figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct Epoch {
+    /// 1-based epoch number.
+    pub epoch: usize,
+    /// Mean training loss over the epoch (float model, as it was updated).
+    pub train_loss: f64,
+    /// Mean validation loss after the epoch (float model).
+    pub valid_loss: f64,
+    /// Learning rate at the epoch's end.
+    pub lr: f32,
+    /// Training positions per second (forward, backward and update).
+    pub positions_per_s: f64,
+}
+
+/// Progress of a running training, for a progress bar.
+#[derive(Clone, Debug)]
+pub enum Progress {
+    /// A batch finished: epoch (1-based), batches done in it, batches per epoch, mean loss so far.
+    Batch(usize, usize, usize, f64),
+    /// An epoch finished.
+    Epoch(Epoch),
+}
+
+/// The result of [`train`].
+#[derive(Clone, Debug)]
+pub struct Trained {
+    /// The quantized network of the best epoch on the validation part.
+    pub network: Network,
+    /// Every epoch.
+    pub epochs: Vec<Epoch>,
+    /// The epoch kept (1-based).
+    pub best_epoch: usize,
+    /// Measures of the quantized network on the validation part.
+    pub valid: Measures,
+    /// Measures of the quantized network on the test part.
+    pub test: Measures,
+}
+
+/// How a quantized network agrees with a part's labels.
+#[derive(Copy, Clone, Debug, Default, Serialize)]
+pub struct Measures {
+    /// Positions in the part.
+    pub positions: usize,
+    /// Mean loss (the training target, quantized network).
+    pub loss: f64,
+    /// Kendall τ-b against the centipawn labels (mates left out); NaN when undefined.
+    pub tau: f64,
+}
+
+/// Trains a network on `train`, keeping the epoch with the lowest loss on `valid`, and
+/// measures it on `test`.
+pub fn train(
+    train: &[Sample],
+    valid: &[Sample],
+    test: &[Sample],
+    opts: &Options,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Trained> {
+    if train.is_empty() {
+        return Err(Error::Invalid(
+            "no labelled positions in the train part".into(),
+        ));
+    }
+    if opts.hidden == 0 || opts.hidden > crate::nnue::network::MAX_HIDDEN {
+        return Err(Error::Invalid(format!(
+            "hidden size {} is outside 1..={}",
+            opts.hidden,
+            crate::nnue::network::MAX_HIDDEN
+        )));
+    }
+    if opts.batch == 0 || opts.epochs == 0 {
+        return Err(Error::Invalid("batch and epochs must be at least 1".into()));
+    }
+    let threads = rayon::current_num_threads().max(1);
+    let mut params = Params::init(opts.hidden, opts.seed);
+    let mut adam = AdamW::new(opts.hidden, opts.weight_decay);
+    let mut rng = SplitMix(opts.seed ^ 0x5eed);
+    let mut order: Vec<u32> = (0..train.len() as u32).collect();
+    let batches = train.len().div_ceil(opts.batch);
+    let total_steps = batches * opts.epochs;
+    let mut epochs = Vec::new();
+    let mut best: Option<(f64, usize, Params)> = None;
+    let mut batch_buf: Vec<Sample> = Vec::with_capacity(opts.batch);
+    for epoch in 1..=opts.epochs {
+        shuffle(&mut order, &mut rng);
+        let started = Instant::now();
+        let mut loss_sum = 0.0;
+        let mut lr = opts.lr;
+        for (b, idx) in order.chunks(opts.batch).enumerate() {
+            batch_buf.clear();
+            batch_buf.extend(idx.iter().map(|&i| train[i as usize]));
+            let chunk = batch_buf.len().div_ceil(threads);
+            let parts: Vec<(Params, f64)> = batch_buf
+                .par_chunks(chunk)
+                .map(|c| {
+                    let mut g = Params::zeros(opts.hidden);
+                    let mut scratch = Scratch::new(opts.hidden);
+                    let loss = params.backward(c, opts.k, opts.lambda, &mut g, &mut scratch);
+                    (g, loss)
+                })
+                .collect();
+            let mut parts = parts.into_iter();
+            let (mut grad, mut loss) = parts.next().expect("a batch has a chunk");
+            for (g, l) in parts {
+                grad.add(&g);
+                loss += l;
+            }
+            loss_sum += loss;
+            let scale = 1.0 / batch_buf.len() as f32;
+            for s in grad.slices_mut() {
+                s.iter_mut().for_each(|g| *g *= scale);
+            }
+            lr = cosine_lr(
+                opts.lr,
+                opts.final_lr,
+                (epoch - 1) * batches + b,
+                total_steps,
+            );
+            adam.step(&mut params, &grad, lr);
+            params.clip();
+            progress(Progress::Batch(
+                epoch,
+                b + 1,
+                batches,
+                loss_sum / ((b * opts.batch + idx.len()) as f64),
+            ));
+        }
+        let seconds = started.elapsed().as_secs_f64();
+        let valid_loss = float_loss(&params, valid, opts);
+        let e = Epoch {
+            epoch,
+            train_loss: loss_sum / train.len() as f64,
+            valid_loss,
+            lr,
+            positions_per_s: train.len() as f64 / seconds.max(1e-9),
+        };
+        progress(Progress::Epoch(e.clone()));
+        epochs.push(e);
+        // Without a validation part the last epoch is kept.
+        let score = if valid.is_empty() {
+            -(epoch as f64)
+        } else {
+            valid_loss
+        };
+        if best.as_ref().is_none_or(|(l, ..)| score < *l) {
+            best = Some((score, epoch, params.clone()));
+        }
+    }
+    let (_, best_epoch, best_params) = best.expect("at least one epoch ran");
+    let network = best_params.quantize(serde_json::Value::Null);
+    Ok(Trained {
+        valid: measure(&network, valid, opts),
+        test: measure(&network, test, opts),
+        network,
+        epochs,
+        best_epoch,
+    })
+}
+
+/// Fisher–Yates with the trainer's generator.
+fn shuffle(order: &mut [u32], rng: &mut SplitMix) {
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.below(i + 1));
+    }
+}
+
+/// Mean loss of the float model on `samples` (NaN when empty).
+fn float_loss(params: &Params, samples: &[Sample], opts: &Options) -> f64 {
+    if samples.is_empty() {
+        return f64::NAN;
+    }
+    let sum: f64 = samples
+        .par_chunks(4096)
+        .map(|c| {
+            let mut scratch = Scratch::new(params.hidden);
+            c.iter()
+                .map(|s| {
+                    let cp = params.predict_stm(s, &mut scratch);
+                    let cp = if s.white_to_move { cp } else { -cp };
+                    loss_of(cp, s, opts)
+                })
+                .sum::<f64>()
+        })
+        .collect::<Vec<f64>>()
+        .into_iter()
+        .sum();
+    sum / samples.len() as f64
+}
+
+fn loss_of(white_cp: f32, s: &Sample, opts: &Options) -> f64 {
+    let p = model::sigmoid(opts.k * white_cp);
+    let t = model::target(s, opts.k, opts.lambda);
+    f64::from((p - t) * (p - t))
+}
+
+/// The quantized network's White-view evaluation of a sample (the integer code the
+/// engine runs, fed from the sample's features).
+pub fn quantized_eval(net: &Network, s: &Sample) -> i32 {
+    let turn = if s.white_to_move {
+        Color::White
+    } else {
+        Color::Black
+    };
+    let v = net.evaluate_features(s.white_features(), turn);
+    if s.white_to_move { v } else { -v }
+}
+
+/// Loss and τ of the quantized network on `samples`.
+pub fn measure(net: &Network, samples: &[Sample], opts: &Options) -> Measures {
+    let evals: Vec<i32> = samples.par_iter().map(|s| quantized_eval(net, s)).collect();
+    let loss = if samples.is_empty() {
+        f64::NAN
+    } else {
+        samples
+            .iter()
+            .zip(&evals)
+            .map(|(s, &e)| loss_of(e as f32, s, opts))
+            .sum::<f64>()
+            / samples.len() as f64
+    };
+    let (x, y): (Vec<f64>, Vec<f64>) = samples
+        .iter()
+        .zip(&evals)
+        .filter(|(s, _)| !s.mate)
+        .map(|(s, &e)| (f64::from(e), f64::from(s.label_cp)))
+        .unzip();
+    Measures {
+        positions: samples.len(),
+        loss,
+        tau: if x.len() >= 2 {
+            kendall_tau_b(&x, &y)
+        } else {
+            f64::NAN
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::fen::parse_position;
+
+    /// A tiny net overfits a handful of positions to a loss near zero.
+    #[test]
+    fn tiny_net_overfits_a_handful() {
+        let fens = [
+            (
+                "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+                40.0,
+            ),
+            ("4k3/8/8/8/8/8/8/3QK3 w - - 0 1", 900.0),
+            ("4k3/8/8/8/8/8/8/3qK3 w - - 0 1", -800.0),
+            ("4k3/8/8/8/8/8/8/3RK3 b - - 0 1", 500.0),
+            (
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1",
+                -150.0,
+            ),
+            ("8/8/4k3/8/8/3K4/8/8 w - - 0 1", 0.0),
+        ];
+        let set: Vec<Sample> = fens
+            .iter()
+            .map(|&(f, l)| Sample::new(&parse_position(f).unwrap(), l, f32::NAN))
+            .collect();
+        let opts = Options {
+            hidden: 16,
+            epochs: 300,
+            batch: 6,
+            lr: 0.01,
+            final_lr: 0.1,
+            weight_decay: 0.0,
+            k: 0.004,
+            ..Options::default()
+        };
+        let trained = train(&set, &set, &set, &opts, &mut |_| {}).unwrap();
+        let first = trained.epochs[0].valid_loss;
+        assert!(
+            trained.valid.loss < 1e-4,
+            "loss {} (first epoch {first})",
+            trained.valid.loss
+        );
+        assert!(trained.test.tau > 0.99, "tau {}", trained.test.tau);
+        for s in &set {
+            let e = quantized_eval(&trained.network, s) as f32;
+            let (p, t) = (
+                model::sigmoid(opts.k * e),
+                model::sigmoid(opts.k * s.label_cp),
+            );
+            assert!((p - t).abs() < 0.02, "{e} vs {}", s.label_cp);
+        }
+    }
+
+    #[test]
+    fn same_seed_same_network() {
+        let set: Vec<Sample> = [
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            "4k3/8/8/8/8/8/8/3QK3 w - - 0 1",
+            "4k3/8/8/8/8/8/8/3qK3 w - - 0 1",
+        ]
+        .iter()
+        .zip([30.0, 900.0, -900.0])
+        .map(|(f, l)| Sample::new(&parse_position(f).unwrap(), l, 0.5))
+        .collect();
+        let opts = Options {
+            hidden: 8,
+            epochs: 5,
+            batch: 2,
+            ..Options::default()
+        };
+        let a = train(&set, &set, &[], &opts, &mut |_| {}).unwrap();
+        let b = train(&set, &set, &[], &opts, &mut |_| {}).unwrap();
+        assert_eq!(a.network, b.network);
+        assert!(a.test.tau.is_nan());
+    }
+
+    #[test]
+    fn empty_train_part_is_an_error() {
+        let err = train(&[], &[], &[], &Options::default(), &mut |_| {}).unwrap_err();
+        assert!(err.to_string().contains("no labelled positions"));
+    }
+}

@@ -1,0 +1,355 @@
+//! The float model the trainer fits, its forward and backward passes, and quantization.
+//!
+//! Hand-written rather than built on a tensor crate because the first layer is the whole
+//! cost and it is *sparse*: each position has ~30 active inputs out of 768, so the forward
+//! pass adds ~30 rows of the weight matrix and the backward pass adds the same gradient
+//! row back into ~30 rows. A dense matrix product (what general-purpose crates offer on
+//! the CPU) would do 25× the work. Everything here is plain loops over `H` that the
+//! compiler vectorizes.
+
+use crate::nnue::features::mirror;
+use crate::nnue::{INPUTS, Network, QA, QB, SCALE, WEIGHT_CLIP};
+
+use super::data::Sample;
+
+/// The parameters (or their gradients) of a float network with `hidden` units.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Params {
+    /// Hidden size H.
+    pub hidden: usize,
+    /// First layer, `INPUTS × H`, feature-major.
+    pub ft_w: Vec<f32>,
+    /// First-layer biases, `H`.
+    pub ft_b: Vec<f32>,
+    /// Output weights, `2H`: side to move, then the other side.
+    pub out_w: Vec<f32>,
+    /// Output bias (one value).
+    pub out_b: Vec<f32>,
+}
+
+impl Params {
+    /// All zeros (a gradient buffer).
+    pub fn zeros(hidden: usize) -> Params {
+        Params {
+            hidden,
+            ft_w: vec![0.0; INPUTS * hidden],
+            ft_b: vec![0.0; hidden],
+            out_w: vec![0.0; 2 * hidden],
+            out_b: vec![0.0],
+        }
+    }
+
+    /// Random initial weights from `seed` (uniform, scaled by fan-in), zero biases.
+    pub fn init(hidden: usize, seed: u64) -> Params {
+        let mut p = Params::zeros(hidden);
+        let mut rng = SplitMix(seed);
+        // ~30 active inputs per position: keep the initial accumulators O(1).
+        let ft_scale = 1.0 / 32f32.sqrt();
+        for w in &mut p.ft_w {
+            *w = rng.uniform() * ft_scale;
+        }
+        let out_scale = 1.0 / (2.0 * hidden as f32).sqrt();
+        for w in &mut p.out_w {
+            *w = rng.uniform() * out_scale;
+        }
+        p
+    }
+
+    /// The parameter slices in a fixed order (for the optimizer).
+    pub fn slices_mut(&mut self) -> [&mut [f32]; 4] {
+        [
+            &mut self.ft_w,
+            &mut self.ft_b,
+            &mut self.out_w,
+            &mut self.out_b,
+        ]
+    }
+
+    /// The parameter slices in the same order as [`Params::slices_mut`].
+    pub fn slices(&self) -> [&[f32]; 4] {
+        [&self.ft_w, &self.ft_b, &self.out_w, &self.out_b]
+    }
+
+    /// Adds `other` into `self`.
+    pub fn add(&mut self, other: &Params) {
+        for (a, b) in self.slices_mut().into_iter().zip(other.slices()) {
+            for (x, &y) in a.iter_mut().zip(b) {
+                *x += y;
+            }
+        }
+    }
+
+    /// Fills the first-layer output (pre-activation) of one perspective.
+    fn accumulate(&self, features: impl Iterator<Item = usize>, acc: &mut [f32]) {
+        acc.copy_from_slice(&self.ft_b);
+        let h = self.hidden;
+        for f in features {
+            for (a, &w) in acc.iter_mut().zip(&self.ft_w[f * h..(f + 1) * h]) {
+                *a += w;
+            }
+        }
+    }
+
+    /// The model's evaluation of `s`, centipawns from the side to move's view.
+    pub fn predict_stm(&self, s: &Sample, scratch: &mut Scratch) -> f32 {
+        self.forward(s, scratch);
+        scratch.out * SCALE as f32
+    }
+
+    fn forward(&self, s: &Sample, scratch: &mut Scratch) {
+        let white = s.white_features().iter().map(|&f| f as usize);
+        let black = s.white_features().iter().map(|&f| mirror(f as usize));
+        if s.white_to_move {
+            self.accumulate(white, &mut scratch.us);
+            self.accumulate(black, &mut scratch.them);
+        } else {
+            self.accumulate(black, &mut scratch.us);
+            self.accumulate(white, &mut scratch.them);
+        }
+        let (w_us, w_them) = self.out_w.split_at(self.hidden);
+        scratch.out =
+            screlu_dot(&scratch.us, w_us) + screlu_dot(&scratch.them, w_them) + self.out_b[0];
+    }
+
+    /// Forward and backward over `samples`, adding gradients of the summed loss into
+    /// `grad`; returns the summed loss. The target of a sample is
+    /// `λ·result + (1 − λ)·σ(K·label)` (the label alone where the result is unknown), the
+    /// loss `(σ(K·eval) − target)²`, both from White's view.
+    pub fn backward(
+        &self,
+        samples: &[Sample],
+        k: f32,
+        lambda: f32,
+        grad: &mut Params,
+        scratch: &mut Scratch,
+    ) -> f64 {
+        let h = self.hidden;
+        let mut loss = 0.0f64;
+        for s in samples {
+            self.forward(s, scratch);
+            let sign = if s.white_to_move { 1.0 } else { -1.0 };
+            let p = sigmoid(k * sign * scratch.out * SCALE as f32);
+            let t = target(s, k, lambda);
+            loss += f64::from((p - t) * (p - t));
+            // d loss / d out (the raw output, side to move's view).
+            let d = 2.0 * (p - t) * p * (1.0 - p) * k * SCALE as f32 * sign;
+            grad.out_b[0] += d;
+            let (gw_us, gw_them) = grad.out_w.split_at_mut(h);
+            let (w_us, w_them) = self.out_w.split_at(h);
+            for (acc, gw, w, dacc) in [
+                (&scratch.us, gw_us, w_us, &mut scratch.d_us),
+                (&scratch.them, gw_them, w_them, &mut scratch.d_them),
+            ] {
+                for i in 0..h {
+                    let a = acc[i].clamp(0.0, 1.0);
+                    gw[i] += d * a * a;
+                    // SCReLU' = 2a inside (0, 1), 0 outside.
+                    dacc[i] = if acc[i] > 0.0 && acc[i] < 1.0 {
+                        d * w[i] * 2.0 * a
+                    } else {
+                        0.0
+                    };
+                }
+            }
+            for i in 0..h {
+                grad.ft_b[i] += scratch.d_us[i] + scratch.d_them[i];
+            }
+            for &f in s.white_features() {
+                let (fw, fb) = (f as usize, mirror(f as usize));
+                let (d_w, d_b) = if s.white_to_move {
+                    (&scratch.d_us, &scratch.d_them)
+                } else {
+                    (&scratch.d_them, &scratch.d_us)
+                };
+                for (g, &x) in grad.ft_w[fw * h..(fw + 1) * h].iter_mut().zip(d_w.iter()) {
+                    *g += x;
+                }
+                for (g, &x) in grad.ft_w[fb * h..(fb + 1) * h].iter_mut().zip(d_b.iter()) {
+                    *g += x;
+                }
+            }
+        }
+        loss
+    }
+
+    /// Keeps weights where quantization can represent them.
+    pub fn clip(&mut self) {
+        for s in self.slices_mut() {
+            for w in s.iter_mut() {
+                *w = w.clamp(-WEIGHT_CLIP, WEIGHT_CLIP);
+            }
+        }
+    }
+
+    /// The quantized network: first layer × QA, output weights × QB, output bias × QA·QB.
+    pub fn quantize(&self, provenance: serde_json::Value) -> Network {
+        let q = |w: f32, s: i32| (w * s as f32).round() as i16;
+        Network::from_parts(
+            self.ft_w.iter().map(|&w| q(w, QA)).collect(),
+            self.ft_b.iter().map(|&w| q(w, QA)).collect(),
+            self.out_w.iter().map(|&w| q(w, QB)).collect(),
+            (self.out_b[0] * (QA * QB) as f32).round() as i32,
+            provenance,
+        )
+        .expect("clipped weights quantize into range")
+    }
+}
+
+/// The blended target of a sample, White's view.
+pub fn target(s: &Sample, k: f32, lambda: f32) -> f32 {
+    let label = sigmoid(k * s.label_cp);
+    if s.result.is_nan() {
+        label
+    } else {
+        lambda * s.result + (1.0 - lambda) * label
+    }
+}
+
+/// Per-thread buffers of the forward and backward passes.
+#[derive(Clone, Debug)]
+pub struct Scratch {
+    us: Vec<f32>,
+    them: Vec<f32>,
+    d_us: Vec<f32>,
+    d_them: Vec<f32>,
+    out: f32,
+}
+
+impl Scratch {
+    /// Buffers for a model with `hidden` units.
+    pub fn new(hidden: usize) -> Scratch {
+        Scratch {
+            us: vec![0.0; hidden],
+            them: vec![0.0; hidden],
+            d_us: vec![0.0; hidden],
+            d_them: vec![0.0; hidden],
+            out: 0.0,
+        }
+    }
+}
+
+fn screlu_dot(acc: &[f32], w: &[f32]) -> f32 {
+    acc.iter()
+        .zip(w)
+        .map(|(&a, &w)| {
+            let a = a.clamp(0.0, 1.0);
+            a * a * w
+        })
+        .sum()
+}
+
+/// The logistic function.
+pub fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// splitmix64: a tiny seeded generator for initialization and shuffling.
+#[derive(Clone, Debug)]
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [−1, 1).
+    pub fn uniform(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+    }
+
+    /// Uniform in `0..n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::fen::parse_position;
+
+    fn samples() -> Vec<Sample> {
+        [
+            (
+                "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+                30.0,
+                0.5,
+            ),
+            ("4k3/8/8/8/8/8/8/3QK3 w - - 0 1", 900.0, 1.0),
+            ("4k3/8/8/8/8/8/8/3qK3 w - - 0 1", -800.0, 0.0),
+            (
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1",
+                -120.0,
+                f32::NAN,
+            ),
+        ]
+        .iter()
+        .map(|&(fen, l, r)| Sample::new(&parse_position(fen).unwrap(), l, r))
+        .collect()
+    }
+
+    /// The analytic gradient agrees with finite differences on every kind of parameter.
+    #[test]
+    fn gradient_matches_finite_differences() {
+        let mut m = Params::init(8, 5);
+        for b in &mut m.ft_b {
+            *b = 0.3; // keep units inside (0, 1) where SCReLU is smooth
+        }
+        let set = samples();
+        let (k, lambda) = (0.006, 0.25);
+        let mut scratch = Scratch::new(8);
+        let mut grad = Params::zeros(8);
+        m.backward(&set, k, lambda, &mut grad, &mut scratch);
+        let loss = |m: &Params| {
+            let mut g = Params::zeros(8);
+            m.backward(&set, k, lambda, &mut g, &mut Scratch::new(8)) as f32
+        };
+        let f = set[1].white_features()[0] as usize;
+        let checks: [(usize, usize); 4] = [(0, f * 8 + 3), (1, 2), (2, 5), (3, 0)];
+        for (slice, i) in checks {
+            let eps = 1e-3;
+            let mut plus = m.clone();
+            plus.slices_mut()[slice][i] += eps;
+            let mut minus = m.clone();
+            minus.slices_mut()[slice][i] -= eps;
+            let numeric = (loss(&plus) - loss(&minus)) / (2.0 * eps);
+            let analytic = grad.slices()[slice][i];
+            assert!(
+                (numeric - analytic).abs() <= 2e-3 * analytic.abs().max(1e-2),
+                "slice {slice} index {i}: numeric {numeric} analytic {analytic}"
+            );
+        }
+    }
+
+    /// The quantized network evaluates like the float model, within quantization error.
+    #[test]
+    fn quantized_network_tracks_the_float_model() {
+        let mut m = Params::init(32, 9);
+        // Output weights of a trained net's size (quantization steps are 1/64).
+        let mut rng = SplitMix(4);
+        for w in &mut m.out_w {
+            *w = rng.uniform() * 1.5;
+        }
+        let net = m.quantize(serde_json::json!({}));
+        let mut scratch = Scratch::new(32);
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        ] {
+            let pos = parse_position(fen).unwrap();
+            let s = Sample::new(&pos, 0.0, 0.5);
+            let float = m.predict_stm(&s, &mut scratch);
+            let int = net.evaluate(&pos) as f32;
+            // Output weights are quantized in steps of 1/64: a few percent.
+            assert!(
+                (float - int).abs() < 3.0 + 0.03 * float.abs(),
+                "{fen}: float {float} int {int}"
+            );
+        }
+    }
+}
