@@ -12,6 +12,7 @@ pub mod matches;
 pub mod report;
 pub mod solve;
 pub mod stats;
+pub mod train;
 pub mod tune;
 
 use std::path::Path;

@@ -225,6 +225,38 @@ pub fn texel_loss(k: f64, eval: &[f64], label: &[f64]) -> f64 {
     total / eval.len() as f64
 }
 
+/// Fits K so that `σ(K·label)` predicts the results of `(label_cp, result)` pairs best
+/// (least squares; golden-section search on log K between 1e-5 and 0.1 per centipawn).
+pub fn fit_k(pairs: &[(f64, f64)]) -> f64 {
+    let loss = |log_k: f64| {
+        let k = log_k.exp();
+        pairs
+            .iter()
+            .map(|&(l, r)| (sigmoid(k * l) - r).powi(2))
+            .sum::<f64>()
+    };
+    let (mut a, mut b) = (1e-5f64.ln(), 0.1f64.ln());
+    let g = (5f64.sqrt() - 1.0) / 2.0;
+    let (mut c, mut d) = (b - g * (b - a), a + g * (b - a));
+    let (mut fc, mut fd) = (loss(c), loss(d));
+    for _ in 0..80 {
+        if fc < fd {
+            b = d;
+            d = c;
+            fd = fc;
+            c = b - g * (b - a);
+            fc = loss(c);
+        } else {
+            a = c;
+            c = d;
+            fc = fd;
+            d = a + g * (b - a);
+            fd = loss(d);
+        }
+    }
+    ((a + b) / 2.0).exp()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,229 @@
+//! `chessgraph train`: train an NNUE on the database's labelled positions and write the
+//! network file.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context;
+use chessgraph::fit::metrics::fit_k;
+use chessgraph::nnue::train::{self, Options, Progress, data};
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// Arguments of `chessgraph train`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Write the trained network here (chessgraph's binary NNUE format).
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// Hidden units H of the first layer.
+    #[arg(long, default_value_t = 256, value_name = "H")]
+    hidden: usize,
+    /// Passes over the training part.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    epochs: usize,
+    /// Positions per mini-batch.
+    #[arg(long, default_value_t = 16384, value_name = "N")]
+    batch: usize,
+    /// Initial learning rate of AdamW.
+    #[arg(long, default_value_t = 1e-3, value_name = "LR")]
+    lr: f32,
+    /// Final learning rate as a fraction of --lr (cosine decay).
+    #[arg(long, default_value_t = 0.05, value_name = "F")]
+    final_lr: f32,
+    /// AdamW's decoupled weight decay.
+    #[arg(long, default_value_t = 1e-4, value_name = "WD")]
+    weight_decay: f32,
+    /// Weight of the game result in the target, 0 to 1 (0: the labels only).
+    #[arg(long, default_value_t = 0.0, value_name = "L")]
+    lambda: f32,
+    /// K of σ(K·cp) instead of fitting it to the training part's game results.
+    #[arg(long, value_name = "K")]
+    k: Option<f32>,
+    /// Seed of the initial weights and the shuffling.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Worker threads [default: all cores]; results are reproducible for a given count.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Runs `chessgraph train`.
+pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        (0.0..=1.0).contains(&args.lambda),
+        "--lambda must be between 0 and 1"
+    );
+    anyhow::ensure!(args.lr > 0.0, "--lr must be positive");
+    if let Some(t) = args.threads {
+        anyhow::ensure!(t >= 1, "--threads must be at least 1");
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build_global()
+            .context("cannot start the worker threads")?;
+    }
+    let conn = super::open_existing(db_path, "`chessgraph import FILE`")?;
+    let mut out = std::io::stdout().lock();
+    let load_start = Instant::now();
+    let set = data::load(&conn).context("reading the labelled positions")?;
+    anyhow::ensure!(
+        !set.train.is_empty(),
+        "the database {} has no labelled positions in its train part (import labelled \
+         positions, or label them with `chessgraph label`)",
+        db_path.display()
+    );
+    writeln!(
+        out,
+        "{} labelled positions ({} train, {} valid, {} test; {} without a label left out) read in {:.2} s",
+        set.train.len() + set.valid.len() + set.test.len(),
+        set.train.len(),
+        set.valid.len(),
+        set.test.len(),
+        set.unlabelled,
+        load_start.elapsed().as_secs_f64()
+    )?;
+    let k = match args.k {
+        Some(k) => {
+            writeln!(out, "K = {k:.6} per cp (given)")?;
+            k
+        }
+        None => {
+            let pairs: Vec<(f64, f64)> = set
+                .train
+                .iter()
+                .filter(|s| !s.result.is_nan())
+                .map(|s| (f64::from(s.label_cp), f64::from(s.result)))
+                .collect();
+            if pairs.len() >= 1000 {
+                let k = fit_k(&pairs) as f32;
+                writeln!(
+                    out,
+                    "K = {k:.6} per cp, fitted on {} training positions with a label and a game result",
+                    pairs.len()
+                )?;
+                k
+            } else {
+                let k = std::f32::consts::LN_10 / 400.0;
+                writeln!(
+                    out,
+                    "K = {k:.6} per cp (ln 10 / 400: too few game results to fit it)"
+                )?;
+                k
+            }
+        }
+    };
+    let opts = Options {
+        hidden: args.hidden,
+        epochs: args.epochs,
+        batch: args.batch,
+        lr: args.lr,
+        final_lr: args.final_lr,
+        weight_decay: args.weight_decay,
+        lambda: args.lambda,
+        k,
+        seed: args.seed,
+    };
+    let threads = rayon::current_num_threads();
+    writeln!(
+        out,
+        "training 768 → {} → 1 (SCReLU) for {} epochs, batch {}, AdamW lr {} → {} (cosine), weight decay {}, λ {}, seed {}, {} threads",
+        opts.hidden,
+        opts.epochs,
+        opts.batch,
+        opts.lr,
+        opts.lr * opts.final_lr,
+        opts.weight_decay,
+        opts.lambda,
+        opts.seed,
+        threads
+    )?;
+    out.flush()?;
+
+    let bar = if args.quiet || !std::io::stderr().is_terminal() {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::new(0);
+        b.set_style(
+            ProgressStyle::with_template("epoch {prefix} [{bar:30}] {pos}/{len} batches {msg}")
+                .expect("valid template"),
+        );
+        b
+    };
+    let started = Instant::now();
+    let mut epoch_lines = Vec::new();
+    let mut io_error = None;
+    let trained = train::train(&set.train, &set.valid, &set.test, &opts, &mut |p| match p {
+        Progress::Batch(epoch, done, total, loss) => {
+            bar.set_prefix(format!("{epoch}/{}", opts.epochs));
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+            bar.set_message(format!("loss {loss:.6}"));
+        }
+        Progress::Epoch(e) => {
+            let line = format!(
+                "epoch {:>3}: train loss {:.6}, valid loss {:.6}, lr {:.2e}, {:.0} positions/s",
+                e.epoch, e.train_loss, e.valid_loss, e.lr, e.positions_per_s
+            );
+            bar.suspend(|| {
+                if let Err(err) = writeln!(out, "{line}") {
+                    io_error.get_or_insert(err);
+                }
+            });
+            epoch_lines.push(e);
+        }
+    })
+    .context("train")?;
+    bar.finish_and_clear();
+    if let Some(e) = io_error {
+        return Err(e.into());
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let date: String = conn.query_row("SELECT strftime('%Y-%m-%dT%H:%M:%SZ', 'now')", [], |r| {
+        r.get(0)
+    })?;
+    let mut network = trained.network;
+    network.set_provenance(serde_json::json!({
+        "tool": format!("chessgraph {}", env!("CARGO_PKG_VERSION")),
+        "date": date,
+        "database": db_path.display().to_string(),
+        "labels": "imported",
+        "positions": {
+            "train": set.train.len(),
+            "valid": set.valid.len(),
+            "test": set.test.len(),
+        },
+        "options": opts,
+        "threads": threads,
+        "epochs": trained.epochs,
+        "best_epoch": trained.best_epoch,
+        "valid": trained.valid,
+        "test": trained.test,
+        "seconds": seconds,
+    }));
+    network
+        .save(&args.out)
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    writeln!(
+        out,
+        "kept epoch {} (lowest valid loss); quantized network: valid loss {} τ {}, test loss {} τ {}",
+        trained.best_epoch,
+        super::metric(trained.valid.loss, 6),
+        super::metric(trained.valid.tau, 4),
+        super::metric(trained.test.loss, 6),
+        super::metric(trained.test.tau, 4),
+    )?;
+    let positions = set.train.len() as f64 * opts.epochs as f64;
+    writeln!(
+        out,
+        "wrote {}: trained on {} positions × {} epochs in {:.1} s ({:.0} positions/s)",
+        args.out.display(),
+        set.train.len(),
+        opts.epochs,
+        seconds,
+        positions / seconds.max(1e-9)
+    )?;
+    Ok(())
+}
