@@ -5,6 +5,7 @@
 
 pub mod bench;
 pub mod data;
+pub mod datagen;
 pub mod db;
 pub mod error;
 pub mod eval;

@@ -33,6 +33,8 @@ enum Command {
     Fit(cli::fit::Args),
     /// Texel-tune the tapered evaluator (material, PSTs, mobility, king safety, pawns) on the stored positions.
     Tune(cli::tune::Args),
+    /// Self-play games at fixed nodes per move: stores every searched position with its score and the game result.
+    Datagen(cli::datagen::Args),
     /// Train an NNUE (768 → H → 1) on the database's labelled positions, on the CPU, and write the network file.
     Train(cli::train::Args),
     /// Evaluate positions (file or database) with evaluators, static and after quiescence; Kendall τ, Pearson, RMSE against labels.
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
         Command::Stats(args) => cli::stats::run(&cli.db, args),
         Command::Fit(args) => cli::fit::run(&cli.db, args),
         Command::Tune(args) => cli::tune::run(&cli.db, args),
+        Command::Datagen(args) => cli::datagen::run(&cli.db, args),
         Command::Train(args) => cli::train::run(&cli.db, args),
         Command::Eval(args) => cli::eval::run(&cli.db, args),
         Command::Export(args) => cli::export::run(&cli.db, args),

@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod bench;
+pub mod datagen;
 pub mod engine;
 pub mod eval;
 pub mod export;

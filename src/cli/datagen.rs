@@ -1,0 +1,215 @@
+//! `chessgraph datagen`: self-play games at fixed nodes per move, stored as a source of
+//! labelled positions.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context;
+use chessgraph::data::fen::{self, Leniency};
+use chessgraph::datagen::opening::{OpeningBook, Openings};
+use chessgraph::datagen::{self, Counts, Options};
+use chessgraph::db::import::GeneratedSource;
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// Arguments of `chessgraph datagen`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Games the source should hold when done (a re-run with the same settings resumes).
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    games: u64,
+    /// Nodes searched per move.
+    #[arg(long, default_value_t = 5000, value_name = "N")]
+    nodes: u64,
+    /// Search each move to this depth instead of a node count.
+    #[arg(long, value_name = "D")]
+    depth: Option<u32>,
+    /// Random plies from the start position that open each game (when no --openings).
+    #[arg(long, default_value_t = 8, value_name = "N")]
+    random_plies: u32,
+    /// Start positions, one FEN or EPD per line (each used once).
+    #[arg(long, value_name = "FILE")]
+    openings: Option<PathBuf>,
+    /// Evaluator of the playing engine: a built-in name, an evaluator or network file, or one stored in --db.
+    #[arg(long, default_value = "seed003")]
+    evaluator: String,
+    /// Worker threads, one game each [default: all cores].
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Seed of the random openings.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Hash table per worker, MiB.
+    #[arg(long, default_value_t = 16, value_name = "MIB")]
+    hash: usize,
+    /// Adjudicate a win once the score stays at or beyond this many centipawns for 6 plies.
+    #[arg(long, default_value_t = 1000, value_name = "CP")]
+    win_cp: i32,
+    /// Draw games longer than this many plies.
+    #[arg(long, default_value_t = 400, value_name = "N")]
+    max_plies: u32,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Runs `chessgraph datagen`.
+pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
+    anyhow::ensure!(args.nodes >= 1, "--nodes must be at least 1");
+    anyhow::ensure!(args.depth != Some(0), "--depth must be at least 1");
+    anyhow::ensure!(args.win_cp > 0, "--win-cp must be positive");
+    let threads = args.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    anyhow::ensure!(threads >= 1, "--threads must be at least 1");
+    let evaluator = chessgraph::db::evaluators::resolve(db_path, &args.evaluator)
+        .with_context(|| format!("--evaluator {}", args.evaluator))?;
+    let openings = match &args.openings {
+        Some(path) => Openings::List(read_openings(path)?),
+        None => Openings::Random(args.random_plies),
+    };
+    let opts = Options {
+        nodes: args.nodes,
+        depth: args.depth,
+        hash_mib: args.hash,
+        win_cp: args.win_cp,
+        max_plies: args.max_plies,
+        ..Options::default()
+    };
+    // The settings name the source: the same command resumes it, other settings start another.
+    let source_name = format!(
+        "datagen:evaluator={},{},openings={},seed={},win-cp={},max-plies={}",
+        args.evaluator,
+        match args.depth {
+            Some(d) => format!("depth={d}"),
+            None => format!("nodes={}", args.nodes),
+        },
+        match &args.openings {
+            Some(p) => p.display().to_string(),
+            None => format!("random-{}", args.random_plies),
+        },
+        args.seed,
+        args.win_cp,
+        args.max_plies
+    );
+    let mut conn = chessgraph::db::open(db_path)
+        .with_context(|| format!("cannot open database {}", db_path.display()))?;
+    let used: Vec<String> = {
+        let mut stmt = conn.prepare("SELECT start_fen FROM games WHERE start_fen IS NOT NULL")?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        rows.filter_map(|r| r.ok())
+            .filter_map(|f| fen::parse(&f, Leniency::DropCastling).ok())
+            .map(|p| fen::normalized_fen(&p))
+            .collect()
+    };
+    let (mut source, resumed) = GeneratedSource::open(&mut conn, &source_name, "datagen")?;
+    let stored: std::collections::HashSet<u64> = source.stored_games()?.into_iter().collect();
+    let todo: Vec<u64> = (1..=args.games).filter(|i| !stored.contains(i)).collect();
+    let book = OpeningBook::new(openings, args.seed, used);
+
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "{} {source_name}: {} of {} games stored, {} to play on {threads} threads",
+        if resumed { "resuming" } else { "new source" },
+        stored.len(),
+        args.games,
+        todo.len()
+    )?;
+    out.flush()?;
+    let bar = if args.quiet || !std::io::stderr().is_terminal() {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::new(todo.len() as u64);
+        b.set_style(
+            ProgressStyle::with_template("[{elapsed_precise}] [{bar:30}] {pos}/{len} games {msg}")
+                .expect("valid template"),
+        );
+        b
+    };
+    let started = Instant::now();
+    let mut counts = Counts::default();
+    let mut endings = std::collections::BTreeMap::<String, u64>::new();
+    let mut played = 0u64;
+    datagen::run(
+        Arc::new(evaluator),
+        &book,
+        &todo,
+        threads,
+        &opts,
+        &mut |game| {
+            let (info, rows) = game.rows();
+            source.write_game(&info, &rows)?;
+            counts.add(&game.counts);
+            *endings.entry(format!("{:?}", game.ending)).or_default() += 1;
+            played += 1;
+            bar.inc(1);
+            let secs = started.elapsed().as_secs_f64().max(1e-9);
+            bar.set_message(format!(
+                "{} positions kept, {:.0} positions/s",
+                counts.kept,
+                counts.kept as f64 / secs
+            ));
+            Ok(())
+        },
+    )?;
+    bar.finish_and_clear();
+    let summary = source.finish()?;
+    let secs = started.elapsed().as_secs_f64();
+    if played < todo.len() as u64 {
+        eprintln!(
+            "chessgraph: warning: only {played} of {} games played: the openings ran out \
+             (use more --random-plies or a longer --openings file)",
+            todo.len()
+        );
+    }
+    writeln!(
+        out,
+        "searched {} positions: kept {}, left out {} in check, {} with a capture or promotion as best move, {} with a mate score",
+        counts.searched, counts.kept, counts.in_check, counts.tactical, counts.mate_score
+    )?;
+    let endings: Vec<String> = endings.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    writeln!(out, "game endings: {}", endings.join(", "))?;
+    writeln!(
+        out,
+        "{played} games in {secs:.1} s ({:.0} positions/s kept, {:.0} searched/s); the source now holds {} games, {} new positions ({} already stored)",
+        counts.kept as f64 / secs.max(1e-9),
+        counts.searched as f64 / secs.max(1e-9),
+        summary.games,
+        summary.imported,
+        summary.duplicates
+    )?;
+    Ok(())
+}
+
+/// Reads start positions, one FEN or EPD (first four fields used) per line; `#` comments
+/// and blank lines are skipped.
+fn read_openings(path: &Path) -> anyhow::Result<Vec<shakmaty::Chess>> {
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut list = Vec::new();
+    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.with_context(|| format!("{}: line {}", path.display(), i + 1))?;
+        let text = line.trim();
+        if text.is_empty() || text.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        // FEN (6 fields) or EPD (4 fields then operations).
+        let fen_text = if fields.len() >= 6 && fields[4].parse::<u32>().is_ok() {
+            fields[..6].join(" ")
+        } else {
+            fields[..fields.len().min(4)].join(" ")
+        };
+        let pos = fen::parse(&fen_text, Leniency::DropCastling)
+            .with_context(|| format!("{}: line {}", path.display(), i + 1))?;
+        list.push(pos);
+    }
+    anyhow::ensure!(
+        !list.is_empty(),
+        "{}: no start positions in the file",
+        path.display()
+    );
+    Ok(list)
+}
