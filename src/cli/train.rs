@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
+use chessgraph::db::labels::LabelChoice;
 use chessgraph::fit::metrics::fit_k;
 use chessgraph::nnue::train::{self, Options, Progress, data};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -40,6 +41,9 @@ pub struct Args {
     /// K of σ(K·cp) instead of fitting it to the training part's game results.
     #[arg(long, value_name = "K")]
     k: Option<f32>,
+    /// Labels to learn, in order of preference: `imported` (the stored label) or labeller names given to `chessgraph label`.
+    #[arg(long, default_value = "imported", value_name = "NAME,..")]
+    labels: String,
     /// Seed of the initial weights and the shuffling.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -68,7 +72,8 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let conn = super::open_existing(db_path, "`chessgraph import FILE`")?;
     let mut out = std::io::stdout().lock();
     let load_start = Instant::now();
-    let set = data::load(&conn).context("reading the labelled positions")?;
+    let labels = LabelChoice::parse(&args.labels)?;
+    let set = data::load(&conn, &labels).context("reading the labelled positions")?;
     anyhow::ensure!(
         !set.train.is_empty(),
         "the database {} has no labelled positions in its train part (import labelled \
@@ -189,7 +194,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         "tool": format!("chessgraph {}", env!("CARGO_PKG_VERSION")),
         "date": date,
         "database": db_path.display().to_string(),
-        "labels": "imported",
+        "labels": labels.describe(),
         "positions": {
             "train": set.train.len(),
             "valid": set.valid.len(),

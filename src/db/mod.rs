@@ -4,6 +4,7 @@
 pub mod analyze;
 pub mod evaluators;
 pub mod import;
+pub mod labels;
 pub mod runs;
 pub mod stats;
 
@@ -19,6 +20,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0002_fits.sql"),
     include_str!("../../migrations/0003_runs.sql"),
     include_str!("../../migrations/0004_evaluators.sql"),
+    include_str!("../../migrations/0005_labels.sql"),
 ];
 
 /// Opens (creating if needed) the database at `path` and brings its schema up to date.

@@ -5,6 +5,7 @@ use rusqlite::Connection;
 use shakmaty::{Chess, Color, Position};
 
 use crate::data::{GameResult, parse_position};
+use crate::db::labels::LabelChoice;
 use crate::fit::split::{self, Part};
 use crate::nnue::features;
 use crate::{Error, Result};
@@ -90,16 +91,20 @@ pub fn label_cp(eval_cp: Option<i64>, mate: Option<i64>) -> Option<f32> {
     }
 }
 
-/// Reads every labelled position with its split part (assigning parts first).
-pub fn load(conn: &Connection) -> Result<Dataset> {
+/// Reads every position with a label of `labels` and its split part (assigning parts
+/// first).
+pub fn load(conn: &Connection, labels: &LabelChoice) -> Result<Dataset> {
+    labels.check(conn)?;
     split::ensure(conn)?;
-    let mut stmt = conn.prepare(
-        "SELECT p.fen, p.eval_cp, p.mate, p.result, s.part \
-         FROM positions p JOIN splits s ON s.position_id = p.id ORDER BY p.id",
-    )?;
+    let sql = labels.sql();
+    let mut stmt = conn.prepare(&format!(
+        "SELECT p.fen, {}, {}, p.result, s.part \
+         FROM positions p JOIN splits s ON s.position_id = p.id{} ORDER BY p.id",
+        sql.eval_cp, sql.mate, sql.joins
+    ))?;
     let mut rows = Vec::new();
     let mut unlabelled = 0;
-    let mut q = stmt.query([])?;
+    let mut q = stmt.query(rusqlite::params_from_iter(labels.params()))?;
     while let Some(r) = q.next()? {
         let (eval_cp, mate): (Option<i64>, Option<i64>) = (r.get(1)?, r.get(2)?);
         let Some(label) = label_cp(eval_cp, mate) else {
