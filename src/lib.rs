@@ -12,6 +12,7 @@ pub mod eval;
 pub mod fit;
 pub mod graph;
 pub mod heatmap;
+pub mod label;
 pub mod nnue;
 pub mod report;
 pub mod search;
