@@ -193,7 +193,11 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     network.set_provenance(serde_json::json!({
         "tool": format!("chessgraph {}", env!("CARGO_PKG_VERSION")),
         "date": date,
-        "database": db_path.display().to_string(),
+        // The file name only: a network file is shared, a local path says nothing elsewhere.
+        "database": db_path.file_name().map_or_else(
+            || db_path.display().to_string(),
+            |n| n.to_string_lossy().into_owned()
+        ),
         "labels": labels.describe(),
         "positions": {
             "train": set.train.len(),

@@ -170,9 +170,17 @@ pub fn by_name(name: &str) -> Option<Evaluator> {
                 w,
             )
         }
+        "nnue" => {
+            let net = crate::nnue::Network::from_bytes(NNUE, "<built-in nnue>")
+                .expect("the built-in network is checked by a test");
+            Evaluator::from_network(name, net)
+        }
         _ => return None,
     })
 }
+
+/// The built-in network's file.
+const NNUE: &[u8] = include_bytes!("../../assets/nnue/chessgraph.nnue");
 
 #[cfg(test)]
 mod tests {
@@ -200,5 +208,22 @@ mod tests {
         assert_eq!(d.weights().get(Term::Material(Role::Bishop)), (330, 330));
         assert!(d.uses_study_mobility() && !s.uses_study_mobility());
         assert!(by_name("nonsense").is_none());
+    }
+
+    #[test]
+    fn the_built_in_network_loads_and_plays_both_sides_alike() {
+        let e = by_name("nnue").unwrap();
+        let net = e.network().expect("a network evaluator");
+        assert!(net.hidden() > 0 && !e.is_linear());
+        // White's view: the mirrored start position after 1. e4 / 1... e5 scores opposite.
+        let w = crate::data::fen::parse_position(
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+        )
+        .unwrap();
+        let b = crate::data::fen::parse_position(
+            "rnbqkbnr/pppp1ppp/8/4p3/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        )
+        .unwrap();
+        assert_eq!(e.evaluate(&w), -e.evaluate(&b));
     }
 }

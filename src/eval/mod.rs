@@ -24,6 +24,8 @@
 //!   other weights equal in both phases). The tuner's starting point.
 //! * `seed003`: the study's bot: `simplified` + 3 × study mobility + 10 × study king
 //!   safety.
+//! * `nnue`: the network chessgraph trained itself (`assets/nnue/chessgraph.nnue`, built
+//!   into the binary; see [`crate::nnue`]).
 
 pub mod builtin;
 mod features;
@@ -33,12 +35,15 @@ pub mod study;
 
 use std::path::Path;
 
-use shakmaty::{Chess, Position};
+use std::sync::Arc;
+
+use shakmaty::{Chess, Color, Position};
 
 pub use features::phase;
 pub use file::Provenance;
 pub use layout::{TERM_COUNT, Term, term_name};
 
+use crate::nnue::Network;
 use crate::{Error, Result};
 use features::{Groups, Sink};
 
@@ -49,7 +54,7 @@ pub const MAX_PHASE: i32 = 24;
 pub const EVAL_LIMIT: i32 = 20_000;
 
 /// Names of the built-in evaluators.
-pub const BUILTIN_NAMES: [&str; 3] = ["material", "simplified", "seed003"];
+pub const BUILTIN_NAMES: [&str; 4] = ["material", "simplified", "seed003", "nnue"];
 
 /// Tapers middlegame and endgame sums by `phase` (0..=24), truncating toward zero, and
 /// clamps to ±[`EVAL_LIMIT`].
@@ -192,13 +197,15 @@ impl Sink for WeightedSum<'_> {
     }
 }
 
-/// A named set of weights: evaluates positions.
+/// A named evaluation: a set of linear weights, or an NNUE ([`crate::nnue`]).
 #[derive(Debug, Clone)]
 pub struct Evaluator {
     name: String,
     provenance: Provenance,
     weights: Weights,
     groups: Groups,
+    /// Set for a network evaluator (the weights are then all zero and unused).
+    network: Option<Arc<Network>>,
 }
 
 impl PartialEq for Evaluator {
@@ -206,6 +213,7 @@ impl PartialEq for Evaluator {
         self.name == other.name
             && self.provenance == other.provenance
             && self.weights == other.weights
+            && self.network == other.network
     }
 }
 
@@ -224,7 +232,33 @@ impl Evaluator {
             provenance,
             weights,
             groups,
+            network: None,
         }
+    }
+
+    /// An evaluator that runs `network`.
+    pub fn from_network(name: impl Into<String>, network: Network) -> Evaluator {
+        let mut provenance = Provenance::default();
+        if let Some(obj) = network.provenance().as_object() {
+            provenance.extra = obj.clone().into_iter().collect();
+        }
+        Evaluator {
+            name: name.into(),
+            provenance,
+            weights: Weights::zero(),
+            groups: Groups::active(|_| false),
+            network: Some(Arc::new(network)),
+        }
+    }
+
+    /// The network, for a network evaluator.
+    pub fn network(&self) -> Option<&Arc<Network>> {
+        self.network.as_ref()
+    }
+
+    /// Whether this is a linear evaluator (weights per term), as `tune` and `export` need.
+    pub fn is_linear(&self) -> bool {
+        self.network.is_none()
     }
 
     /// The evaluator's name.
@@ -250,6 +284,10 @@ impl Evaluator {
     /// Evaluation of `pos` in centipawns from White's point of view (see the module docs).
     #[inline]
     pub fn evaluate(&self, pos: &Chess) -> i32 {
+        if let Some(net) = &self.network {
+            let v = net.evaluate(pos).clamp(-EVAL_LIMIT, EVAL_LIMIT);
+            return if pos.turn() == Color::White { v } else { -v };
+        }
         let mut sum = WeightedSum {
             mg_w: &self.weights.mg,
             eg_w: &self.weights.eg,
@@ -291,14 +329,33 @@ impl Evaluator {
         Evaluator::load(path)
     }
 
-    /// Reads an evaluator file (see [`file`]).
+    /// Reads an evaluator file (see [`file`]) or a network file (see
+    /// [`crate::nnue::network`]; named after the file).
     pub fn load(path: &Path) -> Result<Evaluator> {
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        if Network::is_network_file(&bytes) {
+            let name = path.file_stem().map_or_else(
+                || path.display().to_string(),
+                |s| s.to_string_lossy().into_owned(),
+            );
+            let net = Network::from_bytes(&bytes, &path.display().to_string()).map_err(|e| {
+                Error::EvaluatorFile {
+                    path: path.to_owned(),
+                    reason: e.to_string(),
+                }
+            })?;
+            return Ok(Evaluator::from_network(name, net));
+        }
         file::load(path)
     }
 
-    /// Writes an evaluator file (see [`file`]).
+    /// Writes the evaluator: a network evaluator as a network file, a linear one as an
+    /// evaluator file (see [`file`]).
     pub fn save(&self, path: &Path) -> Result<()> {
-        file::save(self, path)
+        match &self.network {
+            Some(net) => net.save(path).map_err(|e| Error::io(path, e)),
+            None => file::save(self, path),
+        }
     }
 }
 
@@ -339,6 +396,7 @@ mod tests {
         let evals: Vec<Evaluator> = BUILTIN_NAMES
             .iter()
             .map(|n| Evaluator::builtin(n).unwrap())
+            .filter(Evaluator::is_linear)
             .chain([dense_evaluator()])
             .collect();
         let mut tl = TermList::new();
@@ -365,7 +423,7 @@ mod tests {
         // Only tempo survives White-minus-Black in the start position.
         assert_eq!(tl.entries(), &[(layout::TEMPO as u16, 1)]);
         assert_eq!(tl.phase(), 24);
-        for name in BUILTIN_NAMES {
+        for name in BUILTIN_NAMES.iter().filter(|&&n| n != "nnue") {
             assert_eq!(
                 Evaluator::builtin(name)
                     .unwrap()

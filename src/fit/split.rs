@@ -144,7 +144,9 @@ pub fn game_key(
 /// part for positions whose game became known since. Returns how many rows it wrote.
 pub fn ensure(conn: &Connection) -> Result<usize> {
     let meta = meta(conn)?;
-    let tx = conn.unchecked_transaction()?;
+    // IMMEDIATE: this reads then writes, and a deferred transaction could not take the
+    // write lock if another process (a running datagen or import) wrote in between.
+    let tx = rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Immediate)?;
     let mut written = 0;
     {
         let mut all = tx.prepare(
