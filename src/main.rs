@@ -35,6 +35,8 @@ enum Command {
     Tune(cli::tune::Args),
     /// Self-play games at fixed nodes per move: stores every searched position with its score and the game result.
     Datagen(cli::datagen::Args),
+    /// Label the database's positions with any UCI engine (e.g. Stockfish), several processes in parallel; resumable.
+    Label(cli::label::Args),
     /// Train an NNUE (768 → H → 1) on the database's labelled positions, on the CPU, and write the network file.
     Train(cli::train::Args),
     /// Evaluate positions (file or database) with evaluators, static and after quiescence; Kendall τ, Pearson, RMSE against labels.
@@ -64,6 +66,7 @@ fn main() -> ExitCode {
         Command::Fit(args) => cli::fit::run(&cli.db, args),
         Command::Tune(args) => cli::tune::run(&cli.db, args),
         Command::Datagen(args) => cli::datagen::run(&cli.db, args),
+        Command::Label(args) => cli::label::run(&cli.db, args),
         Command::Train(args) => cli::train::run(&cli.db, args),
         Command::Eval(args) => cli::eval::run(&cli.db, args),
         Command::Export(args) => cli::export::run(&cli.db, args),

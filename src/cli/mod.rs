@@ -9,6 +9,7 @@ pub mod export;
 pub mod fit;
 pub mod heatmap;
 pub mod import;
+pub mod label;
 pub mod matches;
 pub mod report;
 pub mod solve;

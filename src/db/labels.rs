@@ -139,35 +139,37 @@ pub struct EngineLabel {
 }
 
 /// Positions (id, FEN) that `labeller` has neither labelled nor failed on, by id, at most
-/// `limit`, with ids above `after`.
+/// `limit`, with ids above `after`, from source `source` (all sources when `None`).
 pub fn pending(
     conn: &Connection,
     labeller: &str,
+    source: Option<i64>,
     after: i64,
     limit: usize,
 ) -> Result<Vec<(i64, String)>> {
     let mut stmt = conn.prepare_cached(
         "SELECT p.id, p.fen FROM positions p \
-         WHERE p.id > ?2 \
+         WHERE p.id > ?2 AND (?4 IS NULL OR p.source_id = ?4) \
            AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.labeller = ?1 AND l.position_id = p.id) \
            AND NOT EXISTS (SELECT 1 FROM label_failures f WHERE f.labeller = ?1 AND f.position_id = p.id) \
          ORDER BY p.id LIMIT ?3",
     )?;
     let rows = stmt
-        .query_map(params![labeller, after, limit as i64], |r| {
+        .query_map(params![labeller, after, limit as i64, source], |r| {
             Ok((r.get(0)?, r.get(1)?))
         })?
         .collect::<rusqlite::Result<_>>()?;
     Ok(rows)
 }
 
-/// How many positions `labeller` has still to label (not labelled, not failed).
-pub fn pending_count(conn: &Connection, labeller: &str) -> Result<i64> {
+/// How many positions of `source` (all when `None`) `labeller` has still to label (not
+/// labelled, not failed).
+pub fn pending_count(conn: &Connection, labeller: &str, source: Option<i64>) -> Result<i64> {
     Ok(conn.query_row(
-        "SELECT (SELECT count(*) FROM positions) \
-              - (SELECT count(*) FROM labels WHERE labeller = ?1) \
-              - (SELECT count(*) FROM label_failures WHERE labeller = ?1)",
-        [labeller],
+        "SELECT count(*) FROM positions p WHERE (?2 IS NULL OR p.source_id = ?2) \
+           AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.labeller = ?1 AND l.position_id = p.id) \
+           AND NOT EXISTS (SELECT 1 FROM label_failures f WHERE f.labeller = ?1 AND f.position_id = p.id)",
+        params![labeller, source],
         |r| r.get(0),
     )?)
 }
@@ -296,7 +298,7 @@ mod tests {
     #[test]
     fn pending_skips_labelled_and_failed_positions() {
         let conn = db_with_positions();
-        assert_eq!(pending_count(&conn, "sf").unwrap(), 3);
+        assert_eq!(pending_count(&conn, "sf", None).unwrap(), 3);
         store(
             &conn,
             "sf",
@@ -310,14 +312,14 @@ mod tests {
             &[(3, "crashed".into())],
         )
         .unwrap();
-        let ids: Vec<i64> = pending(&conn, "sf", 0, 10)
+        let ids: Vec<i64> = pending(&conn, "sf", None, 0, 10)
             .unwrap()
             .into_iter()
             .map(|(id, _)| id)
             .collect();
         assert_eq!(ids, [1]);
-        assert_eq!(pending_count(&conn, "sf").unwrap(), 1);
+        assert_eq!(pending_count(&conn, "sf", None).unwrap(), 1);
         assert_eq!(clear_failures(&conn, "sf").unwrap(), 1);
-        assert_eq!(pending(&conn, "sf", 1, 10).unwrap().len(), 1);
+        assert_eq!(pending(&conn, "sf", Some(1), 1, 10).unwrap().len(), 1);
     }
 }

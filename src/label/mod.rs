@@ -7,7 +7,8 @@
 //! the fresh engine, after which the position is recorded as failed (with the reason) and
 //! skipped — by this run and by later ones, until `--retry-failed`.
 
-// pub mod uci; (wired after the measure/ engine client lands)
+pub mod engine;
+pub mod uci;
 
 use std::sync::mpsc::{Receiver, channel, sync_channel};
 use std::sync::{Arc, Mutex};
@@ -89,6 +90,7 @@ const STORE: usize = 256;
 pub fn run(
     conn: &Connection,
     labeller: &str,
+    source: Option<i64>,
     jobs: usize,
     limit: Option<u64>,
     start: &Starter<'_>,
@@ -125,7 +127,7 @@ pub fn run(
                 let rows = if want == 0 {
                     Vec::new()
                 } else {
-                    labels::pending(conn, labeller, after, want)?
+                    labels::pending(conn, labeller, source, after, want)?
                 };
                 if rows.is_empty() {
                     work_tx = None; // no more work: workers stop when the queue drains
@@ -346,9 +348,9 @@ mod tests {
                 flaky: n == 0,
             }))
         };
-        let counts = run(&conn, "fake", 2, Some(2), &starter, &mut |_| {}).unwrap();
+        let counts = run(&conn, "fake", None, 2, Some(2), &starter, &mut |_| {}).unwrap();
         assert_eq!((counts.labelled, counts.restarts), (2, 1), "{counts:?}");
-        let counts = run(&conn, "fake", 2, None, &start(false), &mut |_| {}).unwrap();
+        let counts = run(&conn, "fake", None, 2, None, &start(false), &mut |_| {}).unwrap();
         // The third position crashes the engine twice and is given up.
         assert_eq!((counts.labelled, counts.crashed), (0, 1), "{counts:?}");
         assert_eq!(counts.restarts, 2);
@@ -372,7 +374,7 @@ mod tests {
             .unwrap();
         assert_eq!(failed, 1);
         // Nothing left: a third run does nothing.
-        let counts = run(&conn, "fake", 1, None, &start(false), &mut |_| {}).unwrap();
+        let counts = run(&conn, "fake", None, 1, None, &start(false), &mut |_| {}).unwrap();
         assert_eq!(counts, Counts::default());
     }
 
@@ -382,7 +384,7 @@ mod tests {
         let start = || -> std::result::Result<Box<dyn Labeller>, LabelError> {
             Err(LabelError::Crashed("No such file or directory".into()))
         };
-        let err = run(&conn, "x", 2, None, &start, &mut |_| {}).unwrap_err();
+        let err = run(&conn, "x", None, 2, None, &start, &mut |_| {}).unwrap_err();
         assert!(err.to_string().contains("No such file"), "{err}");
     }
 }

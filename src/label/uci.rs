@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
+use super::engine::{Engine, EngineFailure};
 use super::{Analysis, LabelError, Labeller};
-use crate::measure::engine::{Engine, EngineFailure};
 
 /// How far the engine searches each position.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -60,7 +60,9 @@ impl Labeller for UciLabeller {
     fn analyse(&mut self, fen: &str) -> Result<Analysis, LabelError> {
         // Each position is its own search: no hash carried over from the last one.
         self.engine.send("ucinewgame").map_err(failure)?;
-        self.engine.send(&format!("position fen {fen}")).map_err(failure)?;
+        self.engine
+            .send(&format!("position fen {fen}"))
+            .map_err(failure)?;
         self.engine.send(&self.go.command()).map_err(failure)?;
         let mut exact: Option<Analysis> = None;
         let mut bound: Option<Analysis> = None;
@@ -109,16 +111,29 @@ pub fn parse_info(line: &str) -> Result<Option<(Analysis, bool)>, LabelError> {
     while i < tokens.len() {
         match tokens[i] {
             "depth" => {
-                a.depth = Some(tokens.get(i + 1).and_then(|t| t.parse().ok()).ok_or_else(bad)?);
+                a.depth = Some(
+                    tokens
+                        .get(i + 1)
+                        .and_then(|t| t.parse().ok())
+                        .ok_or_else(bad)?,
+                );
                 i += 2;
             }
             "nodes" => {
-                a.nodes = Some(tokens.get(i + 1).and_then(|t| t.parse().ok()).ok_or_else(bad)?);
+                a.nodes = Some(
+                    tokens
+                        .get(i + 1)
+                        .and_then(|t| t.parse().ok())
+                        .ok_or_else(bad)?,
+                );
                 i += 2;
             }
             "score" => {
                 let kind = tokens.get(i + 1).copied();
-                let value: i32 = tokens.get(i + 2).and_then(|t| t.parse().ok()).ok_or_else(bad)?;
+                let value: i32 = tokens
+                    .get(i + 2)
+                    .and_then(|t| t.parse().ok())
+                    .ok_or_else(bad)?;
                 match kind {
                     Some("cp") => a.cp = Some(value),
                     Some("mate") => {
@@ -156,8 +171,13 @@ mod tests {
         )
         .unwrap()
         .unwrap();
-        assert_eq!((a.cp, a.mate, a.depth, a.nodes, b), (Some(19), None, Some(8), Some(5002), true));
-        let (a, b) = parse_info("info depth 3 score mate -2 nodes 10 pv e2e4").unwrap().unwrap();
+        assert_eq!(
+            (a.cp, a.mate, a.depth, a.nodes, b),
+            (Some(19), None, Some(8), Some(5002), true)
+        );
+        let (a, b) = parse_info("info depth 3 score mate -2 nodes 10 pv e2e4")
+            .unwrap()
+            .unwrap();
         assert_eq!((a.mate, b), (Some(-2), false));
         assert_eq!(parse_info("info string hello score").unwrap(), None);
         assert_eq!(parse_info("info depth 2 currmove e2e4").unwrap(), None);

@@ -1,0 +1,180 @@
+//! `chessgraph label`: label the database's positions with a UCI engine.
+
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use chessgraph::db::labels;
+use chessgraph::label::uci::{Go, UciLabeller};
+use chessgraph::label::{self, LabelError, Labeller};
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// Arguments of `chessgraph label`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Engine command line, split at spaces, e.g. "/usr/games/stockfish".
+    #[arg(long, value_name = "CMD")]
+    engine: String,
+    /// Name the labels are stored under (what `--labels` selects) [default: the program's file name].
+    #[arg(long)]
+    name: Option<String>,
+    /// Nodes per position.
+    #[arg(
+        long,
+        default_value_t = 5000,
+        value_name = "N",
+        conflicts_with = "depth"
+    )]
+    nodes: u64,
+    /// Depth per position instead of a node count.
+    #[arg(long, value_name = "D")]
+    depth: Option<u32>,
+    /// Engine processes in parallel [default: all cores].
+    #[arg(long, value_name = "J")]
+    jobs: Option<usize>,
+    /// UCI option for every engine, NAME=VALUE (repeatable); Threads=1 and Hash=16 unless given.
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    options: Vec<String>,
+    /// Seconds to wait for an engine's answer before restarting it.
+    #[arg(long, default_value_t = 30.0, value_name = "S")]
+    timeout: f64,
+    /// Only positions first stored by this source (its id in `chessgraph stats`).
+    #[arg(long, value_name = "ID")]
+    source: Option<i64>,
+    /// Label at most this many positions in this run.
+    #[arg(long, value_name = "N")]
+    limit: Option<u64>,
+    /// Try again the positions an earlier run gave up on.
+    #[arg(long)]
+    retry_failed: bool,
+    /// Delete this labeller's labels first and label everything again.
+    #[arg(long)]
+    relabel: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Runs `chessgraph label`.
+pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
+    let command: Vec<String> = args.engine.split_whitespace().map(str::to_owned).collect();
+    anyhow::ensure!(!command.is_empty(), "--engine must name a program");
+    anyhow::ensure!(
+        args.timeout.is_finite() && args.timeout > 0.0,
+        "--timeout must be positive"
+    );
+    anyhow::ensure!(args.nodes >= 1, "--nodes must be at least 1");
+    anyhow::ensure!(args.depth != Some(0), "--depth must be at least 1");
+    let name = match &args.name {
+        Some(n) if n.trim().is_empty() || n.contains(',') => {
+            anyhow::bail!("--name must be non-empty and without commas")
+        }
+        Some(n) if n == labels::IMPORTED => {
+            anyhow::bail!("--name {n:?} is the positions' own label; choose another name")
+        }
+        Some(n) => n.clone(),
+        None => Path::new(&command[0])
+            .file_name()
+            .map_or_else(|| command[0].clone(), |f| f.to_string_lossy().into_owned()),
+    };
+    let mut options: Vec<(String, String)> = Vec::new();
+    for o in &args.options {
+        let (k, v) = o
+            .split_once('=')
+            .with_context(|| format!("--option {o:?}: expected NAME=VALUE"))?;
+        options.push((k.trim().to_owned(), v.trim().to_owned()));
+    }
+    for (k, v) in [("Threads", "1"), ("Hash", "16")] {
+        if !options.iter().any(|(o, _)| o.eq_ignore_ascii_case(k)) {
+            options.push((k.to_owned(), v.to_owned()));
+        }
+    }
+    let go = match args.depth {
+        Some(d) => Go::Depth(d),
+        None => Go::Nodes(args.nodes),
+    };
+    let jobs = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    anyhow::ensure!(jobs >= 1, "--jobs must be at least 1");
+    let timeout = Duration::from_secs_f64(args.timeout);
+
+    let conn = super::open_existing(db_path, "`chessgraph import FILE`")?;
+    let mut out = std::io::stdout().lock();
+    if args.relabel {
+        let n = labels::delete(&conn, &name)?;
+        writeln!(out, "deleted {n} labels by {name}")?;
+    } else if args.retry_failed {
+        let n = labels::clear_failures(&conn, &name)?;
+        writeln!(out, "{n} positions {name} gave up on will be tried again")?;
+    }
+    let pending = labels::pending_count(&conn, &name, args.source)?.max(0) as u64;
+    let todo = args.limit.map_or(pending, |l| l.min(pending));
+    writeln!(
+        out,
+        "labelling {todo} of {pending} positions without a {name} label with `{}` ({}), {jobs} engines",
+        args.engine,
+        match go {
+            Go::Nodes(n) => format!("{n} nodes"),
+            Go::Depth(d) => format!("depth {d}"),
+        }
+    )?;
+    out.flush()?;
+
+    let bar = if args.quiet || !std::io::stderr().is_terminal() {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::new(todo);
+        b.set_style(
+            ProgressStyle::with_template("[{elapsed_precise}] [{bar:30}] {pos}/{len} {msg}")
+                .expect("valid template"),
+        );
+        b
+    };
+    let start = || -> Result<Box<dyn Labeller>, LabelError> {
+        Ok(Box::new(UciLabeller::start(
+            &command, &options, go, timeout,
+        )?))
+    };
+    let started = Instant::now();
+    let counts = label::run(
+        &conn,
+        &name,
+        args.source,
+        jobs,
+        args.limit,
+        &start,
+        &mut |c| {
+            bar.set_position(c.labelled + c.failed());
+            let secs = started.elapsed().as_secs_f64().max(1e-9);
+            bar.set_message(format!(
+                "{} labelled, {} failed, {:.0} positions/s",
+                c.labelled,
+                c.failed(),
+                c.labelled as f64 / secs
+            ));
+        },
+    )
+    .with_context(|| format!("labelling with `{}`", args.engine))?;
+    bar.finish_and_clear();
+    let secs = started.elapsed().as_secs_f64();
+    writeln!(
+        out,
+        "labelled {} positions as {name} in {secs:.1} s ({:.0} positions/s); gave up on {} ({} crashes, {} timeouts, {} garbage answers); {} engine restarts",
+        counts.labelled,
+        counts.labelled as f64 / secs.max(1e-9),
+        counts.failed(),
+        counts.crashed,
+        counts.timed_out,
+        counts.garbage,
+        counts.restarts
+    )?;
+    if counts.failed() > 0 {
+        writeln!(
+            out,
+            "the reasons are in the label_failures table; `--retry-failed` tries those positions again"
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,167 @@
+//! A UCI engine process: start it, talk line by line, read with a time limit, and keep the
+//! tail of its standard error so a failure can say what the engine itself said.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Why talking to an engine failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EngineFailure {
+    /// The process could not start, exited, or its pipe broke.
+    #[error("{0}")]
+    Exited(String),
+    /// No expected answer within the time limit.
+    #[error("{0}")]
+    Timeout(String),
+}
+
+/// Lines of standard error kept for messages.
+const STDERR_TAIL: usize = 5;
+
+/// A running UCI engine.
+pub struct Engine {
+    name: String,
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+}
+
+impl Engine {
+    /// Starts `command` (program, then arguments), does the `uci` handshake, sets
+    /// `options` and waits for `readyok`. `name` is used in messages.
+    pub fn start(
+        name: &str,
+        command: &[String],
+        options: &[(String, String)],
+    ) -> Result<Engine, EngineFailure> {
+        let (program, args) = command
+            .split_first()
+            .ok_or_else(|| EngineFailure::Exited(format!("engine {name}: empty command")))?;
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| EngineFailure::Exited(format!("cannot start engine {program:?}: {e}")))?;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(EngineFailure::Exited(format!("engine {name}: no pipes")));
+        };
+        let (tx, rx) = channel();
+        // Reader threads, so that waiting for an answer can time out.
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let sink = tail.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                let mut t = sink.lock().unwrap_or_else(|e| e.into_inner());
+                if t.len() == STDERR_TAIL {
+                    t.pop_front();
+                }
+                t.push_back(line);
+            }
+        });
+        let mut engine = Engine {
+            name: format!("{name} ({})", command.join(" ")),
+            child,
+            stdin,
+            lines: rx,
+            stderr: tail,
+        };
+        engine.send("uci")?;
+        engine.wait_for("uciok", Duration::from_secs(10))?;
+        for (option, value) in options {
+            engine.send(&format!("setoption name {option} value {value}"))?;
+        }
+        engine.send("isready")?;
+        engine.wait_for("readyok", Duration::from_secs(30))?;
+        Ok(engine)
+    }
+
+    /// `what` with the engine's name and the last lines it wrote to standard error.
+    fn describe(&self, what: &str) -> String {
+        // Let the stderr reader catch up with an engine that just died.
+        std::thread::sleep(Duration::from_millis(20));
+        let tail = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        if tail.is_empty() {
+            format!("engine {}: {what}", self.name)
+        } else {
+            let said: Vec<&str> = tail.iter().map(String::as_str).collect();
+            format!(
+                "engine {}: {what}; its standard error ends: {}",
+                self.name,
+                said.join(" / ")
+            )
+        }
+    }
+
+    /// Sends one line.
+    pub fn send(&mut self, line: &str) -> Result<(), EngineFailure> {
+        writeln!(self.stdin, "{line}")
+            .and_then(|()| self.stdin.flush())
+            .map_err(|e| EngineFailure::Exited(self.describe(&format!("cannot write to it: {e}"))))
+    }
+
+    /// The next line, within `timeout`.
+    pub fn read_line(&mut self, timeout: Duration) -> Result<String, EngineFailure> {
+        match self.lines.recv_timeout(timeout) {
+            Ok(line) => Ok(line),
+            Err(RecvTimeoutError::Timeout) => Err(EngineFailure::Timeout(
+                self.describe(&format!("no answer within {timeout:?}")),
+            )),
+            Err(RecvTimeoutError::Disconnected) => {
+                Err(EngineFailure::Exited(self.describe("exited")))
+            }
+        }
+    }
+
+    /// The first line whose first word is `word`, within `timeout`.
+    pub fn wait_for(&mut self, word: &str, timeout: Duration) -> Result<String, EngineFailure> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self.read_line(left).map_err(|e| match e {
+                EngineFailure::Timeout(_) => EngineFailure::Timeout(
+                    self.describe(&format!("no `{word}` within {timeout:?}")),
+                ),
+                EngineFailure::Exited(_) => EngineFailure::Exited(
+                    self.describe(&format!("exited while `{word}` was awaited")),
+                ),
+            })?;
+            if line.split_whitespace().next() == Some(word) {
+                return Ok(line);
+            }
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let _ = self.stdin.flush();
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
