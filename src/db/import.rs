@@ -242,8 +242,9 @@ pub struct GeneratedSource<'c> {
 }
 
 impl<'c> GeneratedSource<'c> {
-    /// Opens the unfinished source named `path` (format `format`), or starts a new one.
-    /// Returns it and whether an earlier run was resumed.
+    /// Opens the source named `path` (format `format`) that an earlier run made — to
+    /// resume it after a kill, or to add games to it — or starts a new one. Returns it and
+    /// whether an earlier source was found.
     pub fn open(
         conn: &'c mut Connection,
         path: &str,
@@ -252,7 +253,7 @@ impl<'c> GeneratedSource<'c> {
         let previous: Option<(i64, u64, u64, u64, u64)> = conn
             .query_row(
                 "SELECT id, rows_read, rows_imported, rows_duplicate, rows_rejected FROM sources \
-                 WHERE path = ?1 AND format = ?2 AND finished_at IS NULL ORDER BY id DESC LIMIT 1",
+                 WHERE path = ?1 AND format = ?2 ORDER BY id DESC LIMIT 1",
                 params![path, format],
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
             )

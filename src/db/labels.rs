@@ -138,7 +138,7 @@ pub struct EngineLabel {
     pub nodes: Option<u64>,
 }
 
-/// Positions (id, FEN) that `labeller` has neither labelled nor failed on, by id, at most
+/// Positions (id, FEN as imported) that `labeller` has neither labelled nor failed on, by id, at most
 /// `limit`, with ids above `after`, from source `source` (all sources when `None`).
 pub fn pending(
     conn: &Connection,
@@ -148,7 +148,7 @@ pub fn pending(
     limit: usize,
 ) -> Result<Vec<(i64, String)>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT p.id, p.fen FROM positions p \
+        "SELECT p.id, p.fen_input FROM positions p \
          WHERE p.id > ?2 AND (?4 IS NULL OR p.source_id = ?4) \
            AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.labeller = ?1 AND l.position_id = p.id) \
            AND NOT EXISTS (SELECT 1 FROM label_failures f WHERE f.labeller = ?1 AND f.position_id = p.id) \

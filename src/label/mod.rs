@@ -17,6 +17,7 @@ use rusqlite::Connection;
 use serde::Serialize;
 use shakmaty::Color;
 
+use crate::data::fen::to_fen;
 use crate::data::parse_position;
 use crate::db::labels::{self, EngineLabel};
 use crate::{Error, Result};
@@ -231,10 +232,12 @@ fn label_one(
     fen: &str,
     done: &std::sync::mpsc::Sender<Answer>,
 ) -> Answer {
-    let turn = match parse_position(fen) {
-        Ok(pos) => shakmaty::Position::turn(&pos),
+    // The engine gets a full six-field FEN whatever the input had (EPD, four fields).
+    let (turn, fen) = match parse_position(fen) {
+        Ok(pos) => (shakmaty::Position::turn(&pos), to_fen(&pos)),
         Err(e) => return Answer::Failed(id, LabelError::Garbage(format!("stored FEN: {e}"))),
     };
+    let fen = fen.as_str();
     let mut last_error = None;
     for _attempt in 0..2 {
         if engine.is_none() {

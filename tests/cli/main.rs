@@ -8,5 +8,6 @@ mod engine;
 mod import;
 mod learn;
 mod matches;
+mod nnue;
 mod report;
 mod solve;

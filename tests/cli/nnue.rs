@@ -1,0 +1,208 @@
+//! The neural evaluator's loop end to end on tiny inputs: `datagen` plays a few games,
+//! `label` labels them with a fake UCI engine (a shell script, so CI needs no Stockfish),
+//! `train` overfits a tiny net, and `eval`/`engine` use the network file — plus the errors
+//! a user meets: a missing, crashing or babbling engine, no labels, a damaged net.
+
+use std::os::unix::fs::PermissionsExt;
+
+use crate::cgtest;
+use crate::util::{Dir, fixture};
+
+/// A fake labeller: answers every `go` with `on_go` (shell), after remembering the last
+/// `position fen` in `$fen`.
+fn labeller(dir: &Dir, name: &str, on_go: &str) -> String {
+    let script = format!(
+        "#!/bin/sh\nwhile read -r line; do\n  case \"$line\" in\n    uci) echo 'id name {name}'; echo uciok ;;\n    isready) echo readyok ;;\n    'position fen '*) fen=\"${{line#position fen }}\" ;;\n    go*) {on_go} ;;\n    quit) exit 0 ;;\n  esac\ndone\n"
+    );
+    let path = dir.create(name, script);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path.display().to_string()
+}
+
+/// Scores a position by the length of its FEN (so labels differ between positions), with
+/// a bound line first that must not be taken.
+const SCORE_BY_LENGTH: &str = "echo \"info depth 1 score cp 999 lowerbound nodes 5\"; echo \"info depth 2 score cp ${#fen} nodes 10 pv e2e4\"; echo 'bestmove e2e4'";
+
+cgtest!(datagen_label_train_eval_end_to_end, |dir| {
+    let out = dir.ok(&[
+        "datagen",
+        "--games",
+        "4",
+        "--nodes",
+        "300",
+        "--threads",
+        "2",
+        "--evaluator",
+        "material",
+        "--max-plies",
+        "60",
+    ]);
+    assert!(out.contains("new source"), "{out}");
+    assert!(out.contains("4 games in"), "{out}");
+    let games = dir.int("SELECT count(*) FROM games");
+    assert_eq!(games, 4);
+    let positions = dir.int("SELECT count(*) FROM positions WHERE eval_cp IS NOT NULL");
+    assert!(positions > 20, "{positions}");
+    // Every kept position has its game's result, and none is in check (filtered).
+    assert_eq!(
+        dir.int("SELECT count(*) FROM positions WHERE result IS NULL"),
+        0
+    );
+
+    // The same command again resumes: nothing left to play.
+    let again = dir.ok(&[
+        "datagen",
+        "--games",
+        "4",
+        "--nodes",
+        "300",
+        "--threads",
+        "2",
+        "--evaluator",
+        "material",
+        "--max-plies",
+        "60",
+    ]);
+    assert!(
+        again.contains("resuming") && again.contains("0 to play"),
+        "{again}"
+    );
+    assert_eq!(dir.int("SELECT count(*) FROM games"), 4);
+
+    let engine = labeller(&dir, "fake.sh", SCORE_BY_LENGTH);
+    let out = dir.ok(&[
+        "label", "--engine", &engine, "--name", "fake", "--jobs", "2",
+    ]);
+    assert!(
+        out.contains(&format!("labelled {positions} positions as fake")),
+        "{out}"
+    );
+    // Centipawns from White's view: Black to move flips the engine's side-to-move score
+    // (the fake scores the length of the six-field FEN it was sent, datagen's fen_input).
+    let wrong = dir.int(
+        "SELECT count(*) FROM labels l JOIN positions p ON p.id = l.position_id \
+         WHERE l.eval_cp != (CASE WHEN p.fen LIKE '% w %' THEN 1 ELSE -1 END) * length(p.fen_input)",
+    );
+    assert_eq!(wrong, 0);
+    let bounds = dir.int("SELECT count(*) FROM labels WHERE abs(eval_cp) = 999");
+    assert_eq!(bounds, 0, "a bound was taken as the score");
+    // Nothing pending: a second run labels nothing.
+    let out = dir.ok(&["label", "--engine", &engine, "--name", "fake"]);
+    assert!(out.contains("labelling 0 of 0"), "{out}");
+
+    // A tiny net on the fake labels; the network file works wherever an evaluator does.
+    let out = dir.ok(&[
+        "train",
+        "--labels",
+        "fake",
+        "--hidden",
+        "8",
+        "--epochs",
+        "3",
+        "--batch",
+        "64",
+        "--out",
+        "tiny.nnue",
+        "--threads",
+        "1",
+    ]);
+    assert!(out.contains("wrote tiny.nnue"), "{out}");
+    assert!(out.contains("epoch   3"), "{out}");
+    let net = dir.path().join("tiny.nnue");
+    let out = dir.ok(&[
+        "eval",
+        "--input",
+        &fixture("positions-2000.csv"),
+        "--evaluator",
+        net.to_str().unwrap(),
+    ]);
+    assert!(out.contains("tiny"), "{out}");
+});
+
+cgtest!(label_errors_are_clear, |dir| {
+    dir.ok(&["import", &fixture("three-games.pgn")]);
+    // A program that does not exist: one error naming it, nothing recorded as failed.
+    let out = dir.run(&["label", "--engine", "/nonexistent/engine", "--name", "x"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("/nonexistent/engine"), "{err}");
+    assert_eq!(dir.int("SELECT count(*) FROM label_failures"), 0);
+
+    // An engine that dies on `go`: every position is tried twice and given up, counted.
+    let crash = labeller(&dir, "crash.sh", "echo 'dying' >&2; exit 3");
+    let out = dir.ok(&[
+        "label", "--engine", &crash, "--name", "crash", "--jobs", "1",
+    ]);
+    let n = dir.int("SELECT count(*) FROM positions");
+    assert!(
+        out.contains(&format!("gave up on {n} ({n} crashes")),
+        "{out}"
+    );
+    let reason: String = dir
+        .sql()
+        .query_row("SELECT reason FROM label_failures LIMIT 1", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert!(
+        reason.contains("dying"),
+        "the engine's stderr is kept: {reason}"
+    );
+
+    // Garbage: a bestmove without any score.
+    let babble = labeller(&dir, "babble.sh", "echo 'bestmove e2e4'");
+    let out = dir.ok(&[
+        "label", "--engine", &babble, "--name", "babble", "--limit", "2",
+    ]);
+    assert!(
+        out.contains("gave up on 2 (0 crashes, 0 timeouts, 2 garbage"),
+        "{out}"
+    );
+
+    // A labeller that hangs: the timeout restarts it.
+    let sleepy = labeller(&dir, "sleepy.sh", "sleep 5");
+    let out = dir.ok(&[
+        "label",
+        "--engine",
+        &sleepy,
+        "--name",
+        "sleepy",
+        "--limit",
+        "1",
+        "--timeout",
+        "0.3",
+    ]);
+    assert!(out.contains("1 timeouts"), "{out}");
+});
+
+cgtest!(train_and_network_errors, |dir| {
+    dir.ok(&["import", &fixture("three-games.pgn")]);
+    let out = dir.run(&["train", "--labels", "stockfish", "--out", "x.nnue"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no labels by \"stockfish\"") && err.contains("imported"),
+        "{err}"
+    );
+    assert!(!dir.path().join("x.nnue").exists());
+
+    // Damaged network files are refused with the file's name and what is wrong.
+    dir.ok(&["export", "nnue", "--out", "good.nnue"]);
+    let good = std::fs::read(dir.path().join("good.nnue")).unwrap();
+    dir.create("cut.nnue", &good[..good.len() / 2]);
+    let mut other = good.clone();
+    other[8] = 9; // format version 9
+    dir.create("v9.nnue", &other);
+    for (file, what) in [("cut.nnue", "incomplete"), ("v9.nnue", "version 9")] {
+        let out = dir.run(&[
+            "eval",
+            "--input",
+            &fixture("positions-2000.csv"),
+            "--evaluator",
+            file,
+        ]);
+        assert!(!out.status.success(), "{file}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(file) && err.contains(what), "{file}: {err}");
+    }
+});
