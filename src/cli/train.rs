@@ -44,6 +44,9 @@ pub struct Args {
     /// Labels to learn, in order of preference: `imported` (the stored label) or labeller names given to `chessgraph label`.
     #[arg(long, default_value = "imported", value_name = "NAME,..")]
     labels: String,
+    /// Do not mirror training positions left-right (a↔h) at random.
+    #[arg(long)]
+    no_mirror: bool,
     /// Seed of the initial weights and the shuffling.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -130,11 +133,12 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         lambda: args.lambda,
         k,
         seed: args.seed,
+        mirror: !args.no_mirror,
     };
     let threads = rayon::current_num_threads();
     writeln!(
         out,
-        "training 768 → {} → 1 (SCReLU) for {} epochs, batch {}, AdamW lr {} → {} (cosine), weight decay {}, λ {}, seed {}, {} threads",
+        "training 768 → {} → 1 (SCReLU) for {} epochs, batch {}, AdamW lr {} → {} (cosine), weight decay {}, λ {}, mirroring {}, seed {}, {} threads",
         opts.hidden,
         opts.epochs,
         opts.batch,
@@ -142,6 +146,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         opts.lr * opts.final_lr,
         opts.weight_decay,
         opts.lambda,
+        if opts.mirror { "on" } else { "off" },
         opts.seed,
         threads
     )?;

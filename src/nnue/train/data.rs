@@ -52,6 +52,14 @@ impl Sample {
         s
     }
 
+    /// The same position mirrored left-right (files a↔h), same label and result.
+    pub fn mirrored_files(mut self) -> Sample {
+        for f in &mut self.features[..self.len as usize] {
+            *f ^= 7;
+        }
+        self
+    }
+
     /// The used features from White's perspective.
     pub fn white_features(&self) -> &[u16] {
         &self.features[..self.len as usize]

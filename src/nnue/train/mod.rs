@@ -47,6 +47,10 @@ pub struct Options {
     pub k: f32,
     /// Seed of initialization and shuffling.
     pub seed: u64,
+    /// Mirror each training position left-right (a↔h) with probability ½ every epoch:
+    /// the network sees no castling rights, so the mirrored board is an equally valid
+    /// example with the same label — twice the data for a net that overfits.
+    pub mirror: bool,
 }
 
 impl Default for Options {
@@ -61,6 +65,7 @@ impl Default for Options {
             lambda: 0.0,
             k: 0.0079,
             seed: 1,
+            mirror: true,
         }
     }
 }
@@ -156,7 +161,14 @@ pub fn train(
         let mut lr = opts.lr;
         for (b, idx) in order.chunks(opts.batch).enumerate() {
             batch_buf.clear();
-            batch_buf.extend(idx.iter().map(|&i| train[i as usize]));
+            batch_buf.extend(idx.iter().map(|&i| {
+                let s = train[i as usize];
+                if opts.mirror && rng.next_u64() & 1 == 1 {
+                    s.mirrored_files()
+                } else {
+                    s
+                }
+            }));
             let chunk = batch_buf.len().div_ceil(threads);
             let parts: Vec<(Params, f64)> = batch_buf
                 .par_chunks(chunk)
