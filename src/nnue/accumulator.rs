@@ -103,14 +103,40 @@ impl AccumulatorStack {
 /// vectorizes each (quiet move 1+1, capture 1+2, castling 2+2).
 #[inline]
 fn update(from: &[i16], to: &mut [i16], add: [Option<&[i16]>; 2], sub: [Option<&[i16]>; 2]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        return unsafe { update_avx2(from, to, add, sub) };
+    }
+    update_generic(from, to, add, sub)
+}
+
+/// [`update`] compiled for AVX2 (16 lanes of `i16`); the build targets baseline x86-64.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn update_avx2(from: &[i16], to: &mut [i16], add: [Option<&[i16]>; 2], sub: [Option<&[i16]>; 2]) {
+    update_generic(from, to, add, sub)
+}
+
+#[inline(always)]
+fn update_generic(
+    from: &[i16],
+    to: &mut [i16],
+    add: [Option<&[i16]>; 2],
+    sub: [Option<&[i16]>; 2],
+) {
+    let n = to.len();
+    let from = &from[..n];
     match (add, sub) {
         ([Some(a), None], [Some(s), None]) => {
-            for i in 0..to.len() {
+            let (a, s) = (&a[..n], &s[..n]);
+            for i in 0..n {
                 to[i] = from[i].wrapping_add(a[i]).wrapping_sub(s[i]);
             }
         }
         ([Some(a), None], [Some(s1), Some(s2)]) => {
-            for i in 0..to.len() {
+            let (a, s1, s2) = (&a[..n], &s1[..n], &s2[..n]);
+            for i in 0..n {
                 to[i] = from[i]
                     .wrapping_add(a[i])
                     .wrapping_sub(s1[i])
@@ -118,7 +144,8 @@ fn update(from: &[i16], to: &mut [i16], add: [Option<&[i16]>; 2], sub: [Option<&
             }
         }
         ([Some(a1), Some(a2)], [Some(s1), Some(s2)]) => {
-            for i in 0..to.len() {
+            let (a1, a2, s1, s2) = (&a1[..n], &a2[..n], &s1[..n], &s2[..n]);
+            for i in 0..n {
                 to[i] = from[i]
                     .wrapping_add(a1[i])
                     .wrapping_add(a2[i])

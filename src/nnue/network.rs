@@ -311,6 +311,23 @@ pub(crate) fn add_assign(acc: &mut [i16], w: &[i16]) {
 /// with 32-bit pairwise sums; 64-element blocks keep the 32-bit partial sums exact.
 #[inline]
 fn screlu_dot(acc: &[i16], w: &[i16]) -> i64 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        return unsafe { screlu_dot_avx2(acc, w) };
+    }
+    screlu_dot_generic(acc, w)
+}
+
+/// [`screlu_dot`] compiled for AVX2 (16 lanes of `i16`); the build targets baseline x86-64.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn screlu_dot_avx2(acc: &[i16], w: &[i16]) -> i64 {
+    screlu_dot_generic(acc, w)
+}
+
+#[inline(always)]
+fn screlu_dot_generic(acc: &[i16], w: &[i16]) -> i64 {
     let mut total = 0i64;
     for (a, w) in acc.chunks(64).zip(w.chunks(64)) {
         let mut sum = 0i32;
