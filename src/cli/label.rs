@@ -39,9 +39,9 @@ pub struct Args {
     /// Seconds to wait for an engine's answer before restarting it.
     #[arg(long, default_value_t = 30.0, value_name = "S")]
     timeout: f64,
-    /// Only positions first stored by this source (its id in `chessgraph stats`).
-    #[arg(long, value_name = "ID")]
-    source: Option<i64>,
+    /// Only positions first stored by these sources: an id (see `chessgraph stats`) or the beginning of their paths, e.g. `datagen`.
+    #[arg(long, value_name = "ID|PREFIX")]
+    source: Option<String>,
     /// Label at most this many positions in this run.
     #[arg(long, value_name = "N")]
     limit: Option<u64>,
@@ -109,7 +109,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         let n = labels::clear_failures(&conn, &name)?;
         writeln!(out, "{n} positions {name} gave up on will be tried again")?;
     }
-    let pending = labels::pending_count(&conn, &name, args.source)?.max(0) as u64;
+    let pending = labels::pending_count(&conn, &name, args.source.as_deref())?.max(0) as u64;
     let todo = args.limit.map_or(pending, |l| l.min(pending));
     writeln!(
         out,
@@ -141,7 +141,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let counts = label::run(
         &conn,
         &name,
-        args.source,
+        args.source.as_deref(),
         jobs,
         args.limit,
         &start,

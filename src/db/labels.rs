@@ -139,17 +139,19 @@ pub struct EngineLabel {
 }
 
 /// Positions (id, FEN as imported) that `labeller` has neither labelled nor failed on, by id, at most
-/// `limit`, with ids above `after`, from source `source` (all sources when `None`).
+/// `limit`, with ids above `after`, from the sources `source` selects (an id, or the
+/// beginning of their paths such as `datagen`; all sources when `None`).
 pub fn pending(
     conn: &Connection,
     labeller: &str,
-    source: Option<i64>,
+    source: Option<&str>,
     after: i64,
     limit: usize,
 ) -> Result<Vec<(i64, String)>> {
     let mut stmt = conn.prepare_cached(
         "SELECT p.id, p.fen_input FROM positions p \
-         WHERE p.id > ?2 AND (?4 IS NULL OR p.source_id = ?4) \
+         WHERE p.id > ?2 AND (?4 IS NULL OR p.source_id IN (SELECT id FROM sources WHERE \
+               CAST(id AS TEXT) = ?4 OR substr(path, 1, length(?4)) = ?4)) \
            AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.labeller = ?1 AND l.position_id = p.id) \
            AND NOT EXISTS (SELECT 1 FROM label_failures f WHERE f.labeller = ?1 AND f.position_id = p.id) \
          ORDER BY p.id LIMIT ?3",
@@ -162,11 +164,12 @@ pub fn pending(
     Ok(rows)
 }
 
-/// How many positions of `source` (all when `None`) `labeller` has still to label (not
-/// labelled, not failed).
-pub fn pending_count(conn: &Connection, labeller: &str, source: Option<i64>) -> Result<i64> {
+/// How many positions of the selected sources (all when `None`) `labeller` has still to
+/// label (not labelled, not failed).
+pub fn pending_count(conn: &Connection, labeller: &str, source: Option<&str>) -> Result<i64> {
     Ok(conn.query_row(
-        "SELECT count(*) FROM positions p WHERE (?2 IS NULL OR p.source_id = ?2) \
+        "SELECT count(*) FROM positions p WHERE (?2 IS NULL OR p.source_id IN (SELECT id FROM sources \
+           WHERE CAST(id AS TEXT) = ?2 OR substr(path, 1, length(?2)) = ?2)) \
            AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.labeller = ?1 AND l.position_id = p.id) \
            AND NOT EXISTS (SELECT 1 FROM label_failures f WHERE f.labeller = ?1 AND f.position_id = p.id)",
         params![labeller, source],
@@ -320,6 +323,6 @@ mod tests {
         assert_eq!(ids, [1]);
         assert_eq!(pending_count(&conn, "sf", None).unwrap(), 1);
         assert_eq!(clear_failures(&conn, "sf").unwrap(), 1);
-        assert_eq!(pending(&conn, "sf", Some(1), 1, 10).unwrap().len(), 1);
+        assert_eq!(pending(&conn, "sf", Some("t"), 1, 10).unwrap().len(), 1);
     }
 }

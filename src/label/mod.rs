@@ -91,7 +91,7 @@ const STORE: usize = 256;
 pub fn run(
     conn: &Connection,
     labeller: &str,
-    source: Option<i64>,
+    source: Option<&str>,
     jobs: usize,
     limit: Option<u64>,
     start: &Starter<'_>,
@@ -364,13 +364,11 @@ mod tests {
             .unwrap()
             .map(|r| r.unwrap())
             .collect();
-        // White view: black to move flips the sign.
+        // White view: black to move flips the sign. The engine is sent six-field FENs.
+        let sent = |f: &str| to_fen(&parse_position(f).unwrap()).len() as i64;
         assert_eq!(
             stored,
-            [
-                (1, Some(-(fens[0].len() as i64))),
-                (2, Some(fens[1].len() as i64))
-            ]
+            [(1, Some(-sent(fens[0]))), (2, Some(sent(fens[1])))]
         );
         let failed: i64 = conn
             .query_row("SELECT count(*) FROM label_failures", [], |r| r.get(0))
