@@ -351,7 +351,7 @@ mod tests {
                 flaky: n == 0,
             }))
         };
-        let counts = run(&conn, "fake", None, 2, Some(2), &starter, &mut |_| {}).unwrap();
+        let counts = run(&conn, "fake", None, 1, Some(2), &starter, &mut |_| {}).unwrap();
         assert_eq!((counts.labelled, counts.restarts), (2, 1), "{counts:?}");
         let counts = run(&conn, "fake", None, 2, None, &start(false), &mut |_| {}).unwrap();
         // The third position crashes the engine twice and is given up.
