@@ -14,6 +14,7 @@
 pub mod bench;
 pub mod hash;
 pub mod mate;
+mod nnue;
 pub mod see;
 pub mod time;
 pub mod tt;
@@ -222,6 +223,8 @@ struct RootMove {
 /// the moves of a game.
 pub struct Searcher {
     evaluator: Arc<Evaluator>,
+    /// Incremental accumulators when the evaluator is a network.
+    nnue: Option<nnue::NnueState>,
     tt: TranspositionTable,
     /// Full-width mate search for `go mate N`, created on first use. Its table holds
     /// proven facts about positions, so it is kept across searches and games.
@@ -261,6 +264,7 @@ impl Searcher {
             }
         }
         Searcher {
+            nnue: evaluator.network().cloned().map(nnue::NnueState::new),
             evaluator,
             tt,
             mate: None,
@@ -297,6 +301,7 @@ impl Searcher {
 
     /// Replaces the evaluator (clears the TT, whose scores came from the old one).
     pub fn set_evaluator(&mut self, evaluator: Arc<Evaluator>) {
+        self.nnue = evaluator.network().cloned().map(nnue::NnueState::new);
         self.evaluator = evaluator;
         self.tt.clear();
     }
@@ -369,11 +374,32 @@ impl Searcher {
         }
     }
 
-    /// Static evaluation from the side to move's point of view.
+    /// Static evaluation of `pos`, the position at ply `ply` of the current line, from
+    /// the side to move's point of view.
     #[inline]
-    fn evaluate(&self, pos: &Chess) -> i32 {
+    fn evaluate(&mut self, pos: &Chess, ply: usize) -> i32 {
+        if let Some(nnue) = &mut self.nnue {
+            return nnue
+                .evaluate(pos, ply)
+                .clamp(-crate::eval::EVAL_LIMIT, crate::eval::EVAL_LIMIT);
+        }
         let v = self.evaluator.evaluate(pos);
         if pos.turn() == Color::White { v } else { -v }
+    }
+
+    /// The tree about to be searched starts at `root` (ply 0).
+    fn set_root(&mut self, root: &Chess) {
+        if let Some(nnue) = &mut self.nnue {
+            nnue.set_root(root);
+        }
+    }
+
+    /// `m` (or a null move) is played at ply `ply` from `pos`.
+    #[inline]
+    fn made(&mut self, pos: &Chess, ply: usize, m: Option<Move>) {
+        if let Some(nnue) = &mut self.nnue {
+            nnue.make(ply, pos.turn(), m);
+        }
     }
 
     /// Searches `root`. `history` holds the keys ([`hash::key`]) of the game's earlier
@@ -404,6 +430,7 @@ impl Searcher {
         self.keys.clear();
         self.keys.extend_from_slice(history);
         let root_key = hash::key(root);
+        self.set_root(root);
 
         let mut legal = root.legal_moves();
         if !limits.searchmoves.is_empty() {
@@ -671,6 +698,7 @@ impl Searcher {
             let m = root_moves[i].mv;
             let mut child = root.clone();
             child.play_unchecked(m);
+            self.made(root, 0, Some(m));
             let key = hash::key_after(root, root_key, m, &child);
             let new_depth = depth - 1 + i32::from(in_check);
             self.keys.push(root_key);
@@ -883,7 +911,7 @@ impl Searcher {
             return 0;
         }
         if ply >= MAX_PLY - 1 {
-            return if in_check { 0 } else { self.evaluate(pos) };
+            return if in_check { 0 } else { self.evaluate(pos, ply) };
         }
 
         // Mate distance pruning.
@@ -932,7 +960,7 @@ impl Searcher {
         } else {
             match hit {
                 Some(h) if h.eval != NO_EVAL => h.eval,
-                _ => self.evaluate(pos),
+                _ => self.evaluate(pos, ply),
             }
         };
 
@@ -952,6 +980,7 @@ impl Searcher {
             {
                 let r = 3 + depth / 4;
                 let null_key = hash::key_after_null(pos, key);
+                self.made(pos, ply, None);
                 self.keys.push(key);
                 let score = -self.negamax(
                     &null,
@@ -1005,6 +1034,7 @@ impl Searcher {
 
             let mut child = pos.clone();
             child.play_unchecked(m);
+            self.made(pos, ply, Some(m));
             let gives_check = child.is_check();
             if futility && quiet && searched > 0 && !gives_check {
                 continue;
@@ -1123,9 +1153,13 @@ impl Searcher {
         self.seldepth = self.seldepth.max(ply);
         let in_check = pos.is_check();
         if ply >= MAX_PLY - 1 {
-            return if in_check { 0 } else { self.evaluate(pos) };
+            return if in_check { 0 } else { self.evaluate(pos, ply) };
         }
-        let stand_pat = if in_check { -INF } else { self.evaluate(pos) };
+        let stand_pat = if in_check {
+            -INF
+        } else {
+            self.evaluate(pos, ply)
+        };
         if stand_pat >= beta {
             return stand_pat;
         }
@@ -1164,6 +1198,7 @@ impl Searcher {
             }
             let mut child = pos.clone();
             child.play_unchecked(m);
+            self.made(pos, ply, Some(m));
             let score = -self.qsearch(&child, -beta, -alpha, ply + 1);
             if self.stopped {
                 return 0;
@@ -1228,6 +1263,7 @@ impl Quiescence {
         s.nodes = 0;
         s.seldepth = 0;
         s.stopped = false;
+        s.set_root(pos);
         let v = s
             .qsearch(pos, -INF, INF, 0)
             .clamp(-crate::eval::EVAL_LIMIT, crate::eval::EVAL_LIMIT);
