@@ -6,6 +6,8 @@
 //! `depth − 8 · age`, where age counts searches since the entry was written. So entries of
 //! old searches go first, then shallow ones.
 
+use super::{MATE_BOUND, MAX_PLY};
+
 /// What a stored score means relative to the search window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Bound {
@@ -179,6 +181,30 @@ impl TranspositionTable {
             .filter(|e| e.flags & 3 != 0 && e.flags >> 2 == self.generation)
             .count();
         (used * 1000 / n) as u32
+    }
+}
+
+/// A score as the table stores it: mate scores relative to the node, not the root.
+#[inline]
+pub(super) fn score_to_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND - MAX_PLY as i32 {
+        score + ply as i32
+    } else if score <= -(MATE_BOUND - MAX_PLY as i32) {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+/// A score read from the table, made relative to the root again.
+#[inline]
+pub(super) fn score_from_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND - MAX_PLY as i32 {
+        score - ply as i32
+    } else if score <= -(MATE_BOUND - MAX_PLY as i32) {
+        score + ply as i32
+    } else {
+        score
     }
 }
 

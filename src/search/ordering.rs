@@ -1,0 +1,87 @@
+//! Move ordering: TT move, SEE-filtered MVV-LVA captures, killers, history; and the
+//! selection step that picks the best remaining move.
+
+use shakmaty::{Chess, Move, MoveList, Position, Role};
+
+use super::{Searcher, encode, see};
+
+const ORDER_TT: i32 = 30_000_000;
+const ORDER_GOOD_CAPTURE: i32 = 20_000_000;
+const ORDER_KILLER: i32 = 10_000_000;
+const ORDER_BAD_CAPTURE: i32 = -10_000_000;
+const ORDER_UNDERPROMOTION: i32 = -20_000_000;
+const HISTORY_MAX: i32 = 1 << 14;
+
+#[inline]
+pub(super) fn mvv_lva(m: Move) -> i32 {
+    let victim = match m {
+        Move::EnPassant { .. } => see::value(Role::Pawn),
+        _ => m.capture().map_or(0, see::value),
+    };
+    let promo = m.promotion().map_or(0, see::value);
+    16 * (victim + promo) - see::value(m.role()) / 10
+}
+
+impl Searcher {
+    pub(super) fn score_moves(
+        &self,
+        pos: &Chess,
+        moves: &MoveList,
+        tt_move: u16,
+        ply: usize,
+        out: &mut [i32],
+    ) {
+        let turn = pos.turn() as usize;
+        let killers = self.killers[ply];
+        for (i, &m) in moves.iter().enumerate() {
+            let code = encode(m);
+            out[i] = if code == tt_move {
+                ORDER_TT
+            } else if let Some(p) = m.promotion().filter(|&p| p != Role::Queen) {
+                ORDER_UNDERPROMOTION + see::value(p)
+            } else if m.is_capture() || m.is_promotion() {
+                if see::see(pos, m) >= 0 {
+                    ORDER_GOOD_CAPTURE + mvv_lva(m)
+                } else {
+                    ORDER_BAD_CAPTURE + mvv_lva(m)
+                }
+            } else if code == killers[0] {
+                ORDER_KILLER + 1
+            } else if code == killers[1] {
+                ORDER_KILLER
+            } else {
+                self.history[history_index(turn, code)]
+            };
+        }
+    }
+
+    pub(super) fn update_quiet_stats(
+        &mut self,
+        pos: &Chess,
+        code: u16,
+        depth: i32,
+        ply: usize,
+        tried: &[u16],
+    ) {
+        let killers = &mut self.killers[ply];
+        if killers[0] != code {
+            killers[1] = killers[0];
+            killers[0] = code;
+        }
+        let turn = pos.turn() as usize;
+        let bonus = (depth * depth).min(400);
+        let mut apply = |code: u16, delta: i32| {
+            let h = &mut self.history[history_index(turn, code)];
+            *h += delta - *h * delta.abs() / HISTORY_MAX;
+        };
+        apply(code, bonus);
+        for &c in tried {
+            apply(c, -bonus);
+        }
+    }
+}
+
+#[inline]
+pub(super) fn history_index(turn: usize, code: u16) -> usize {
+    turn * 4096 + (code & 0xfff) as usize
+}
