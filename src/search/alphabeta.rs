@@ -5,6 +5,7 @@
 use shakmaty::{Chess, Position};
 use shakmaty_syzygy::Wdl;
 
+use super::ordering::{MAX_MOVES, pick_best};
 use super::pruning::null_move;
 use super::tt::{Bound, NO_EVAL, score_from_tt, score_to_tt};
 use super::{INF, MATE, MATE_BOUND, MAX_PLY, Searcher, TB_WIN, encode, hash};
@@ -139,7 +140,7 @@ impl Searcher {
         if moves.is_empty() {
             return if in_check { -MATE + ply as i32 } else { 0 };
         }
-        let mut scores = [0i32; 256];
+        let mut scores = [0i32; MAX_MOVES];
         self.score_moves(pos, &moves, tt_move, ply, &mut scores);
 
         let futility = !pv_node
@@ -150,19 +151,11 @@ impl Searcher {
         let mut best_score = -INF;
         let mut best_code = 0u16;
         let mut searched = 0usize;
-        let mut quiets_tried: Vec<u16> = Vec::new();
+        let mut quiets_tried = [0u16; MAX_MOVES];
+        let mut quiets = 0;
         let killers = self.killers[ply];
         for idx in 0..moves.len() {
-            // Selection sort step: bring the best remaining move to `idx`.
-            let mut best_i = idx;
-            for j in idx + 1..moves.len() {
-                if scores[j] > scores[best_i] {
-                    best_i = j;
-                }
-            }
-            scores.swap(idx, best_i);
-            moves.swap(idx, best_i);
-            let m = moves[idx];
+            let m = pick_best(&mut moves, &mut scores, idx);
             let code = encode(m);
             let quiet = !m.is_capture() && !m.is_promotion();
 
@@ -229,14 +222,15 @@ impl Searcher {
                     self.update_pv(ply, code);
                     if score >= beta {
                         if quiet {
-                            self.update_quiet_stats(pos, code, depth, ply, &quiets_tried);
+                            self.update_quiet_stats(pos, code, depth, ply, &quiets_tried[..quiets]);
                         }
                         break;
                     }
                 }
             }
             if quiet && code != best_code {
-                quiets_tried.push(code);
+                quiets_tried[quiets] = code;
+                quiets += 1;
             }
         }
 

@@ -158,4 +158,16 @@ mod tests {
         // Mate and stalemate: no search at all.
         assert_eq!(first[40..], [0, 0]);
     }
+
+    /// The search's signature, pinned: any change to the search or to `seed003` changes
+    /// this count, and must then say why in its commit and update it here. (The full
+    /// `chessgraph bench`, depth 8, gives 2,457,501 nodes with `seed003`.)
+    #[test]
+    fn bench_signature_at_depth_5() {
+        let e = Arc::new(Evaluator::builtin("seed003").unwrap());
+        let summary = run(e, 5, &mut |_| {}).unwrap();
+        assert_eq!(summary.nodes, PINNED_DEPTH_5_NODES);
+    }
+
+    const PINNED_DEPTH_5_NODES: u64 = 270_820;
 }

@@ -26,6 +26,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use super::ordering::{MAX_MOVES, pick_best};
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Bitboard, Chess, Color, EnPassantMode, Move, MoveList, Position, Role, attacks};
 
@@ -585,9 +586,6 @@ impl MateSearcher {
     }
 }
 
-/// Capacity of shakmaty's [`MoveList`].
-const MAX_MOVES: usize = 270;
-
 const TT_SCORE: u32 = 1 << 30;
 const KILLER_SCORE: u32 = 1 << 29;
 const CHECK_SCORE: u32 = 1 << 27;
@@ -600,19 +598,6 @@ const NO_MOVE: Move = Move::Put {
     role: Role::Pawn,
     to: shakmaty::Square::A1,
 };
-
-/// Selection sort step: moves the best-scored remaining move to `i` and returns it.
-fn pick_best(moves: &mut MoveList, scores: &mut [u32; MAX_MOVES], i: usize) -> Move {
-    let mut best = i;
-    for j in i + 1..moves.len() {
-        if scores[j] > scores[best] {
-            best = j;
-        }
-    }
-    moves.swap(i, best);
-    scores.swap(i, best);
-    moves[i]
-}
 
 fn value(role: Role) -> u32 {
     match role {

@@ -1,17 +1,17 @@
 //! Alpha-beta search for the UCI engine, split by concept as engines such as rustic and
 //! viridithas are:
 //!
-//! - [`searcher`]: the [`Searcher`] (transposition table, ordering heuristics, limits,
-//!   settings) and its evaluation hook, linear or NNUE ([`nnue`]: incremental accumulators).
-//! - [`root`]: iterative deepening with aspiration windows and MultiPV, `go mate N` and
+//! - `searcher`: the [`Searcher`] (transposition table, ordering heuristics, limits,
+//!   settings) and its evaluation hook, linear or NNUE (`nnue`: incremental accumulators).
+//! - `root`: iterative deepening with aspiration windows and MultiPV, `go mate N` and
 //!   Syzygy roots.
-//! - [`alphabeta`]: the principal variation search (negamax, fail-soft) with check
-//!   extension, reverse futility, null-move ([`pruning`]), late-move reductions, futility
+//! - `alphabeta`: the principal variation search (negamax, fail-soft) with check
+//!   extension, reverse futility, null-move (`pruning`), late-move reductions, futility
 //!   pruning, repetition / fifty-move / insufficient-material draws, mate-distance
 //!   pruning and Syzygy WDL probes.
-//! - [`qsearch`]: captures and promotions with SEE and delta pruning, all evasions in
+//! - `qsearch`: captures and promotions with SEE and delta pruning, all evasions in
 //!   check; the tuner's [`Quiescence`].
-//! - [`ordering`]: TT move, SEE-filtered MVV-LVA, killers, history. [`pv`]: the PV table.
+//! - `ordering`: TT move, SEE-filtered MVV-LVA, killers, history. `pv`: the PV table.
 //! - [`tt`] (Polyglot Zobrist keys from [`hash`]), [`see`], [`time`], [`bench`].
 //! - [`mate`]: the separate full-width mate search (`chessgraph solve`); `go mate N` runs
 //!   it first, because the pruning above can miss the quiet key of a composed problem.

@@ -5,6 +5,29 @@ use shakmaty::{Chess, Move, MoveList, Position, Role};
 
 use super::{Searcher, encode, see};
 
+/// Capacity of shakmaty's [`MoveList`] (the most legal moves a position can have, with
+/// room to spare): per-node score buffers are this long, on the stack.
+pub const MAX_MOVES: usize = 270;
+
+/// Selection sort step: moves the best-scored remaining move (the first of equals) to `i`
+/// and returns it. Shared by the main, quiescence and mate searches.
+#[inline]
+pub(super) fn pick_best<T: PartialOrd + Copy>(
+    moves: &mut MoveList,
+    scores: &mut [T],
+    i: usize,
+) -> Move {
+    let mut best = i;
+    for j in i + 1..moves.len() {
+        if scores[j] > scores[best] {
+            best = j;
+        }
+    }
+    moves.swap(i, best);
+    scores.swap(i, best);
+    moves[i]
+}
+
 const ORDER_TT: i32 = 30_000_000;
 const ORDER_GOOD_CAPTURE: i32 = 20_000_000;
 const ORDER_KILLER: i32 = 10_000_000;
@@ -84,4 +107,29 @@ impl Searcher {
 #[inline]
 pub(super) fn history_index(turn: usize, code: u16) -> usize {
     turn * 4096 + (code & 0xfff) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::fen::parse_position;
+
+    #[test]
+    fn score_buffers_hold_every_move_list() {
+        assert_eq!(MoveList::new().capacity(), MAX_MOVES);
+        // 218 legal moves, the most known in a legal position.
+        let pos = parse_position("R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/kBNN1KB1 w - - 0 1").unwrap();
+        let mut moves = pos.legal_moves();
+        assert_eq!(moves.len(), 218);
+        let mut scores = [0i32; MAX_MOVES];
+        for (i, s) in scores.iter_mut().enumerate().take(moves.len()) {
+            *s = (i as i32 * 37) % 101;
+        }
+        let mut last = i32::MAX;
+        for i in 0..moves.len() {
+            pick_best(&mut moves, &mut scores, i);
+            assert!(scores[i] <= last);
+            last = scores[i];
+        }
+    }
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use shakmaty::{Chess, Color, Move, Position, Role};
 
-use super::ordering::mvv_lva;
+use super::ordering::{MAX_MOVES, mvv_lva, pick_best};
 use super::tt::TranspositionTable;
 use super::{INF, MATE, MAX_PLY, Searcher, encode, see};
 use crate::eval::Evaluator;
@@ -44,11 +44,14 @@ impl Searcher {
         if !in_check {
             moves.retain(|m| m.is_capture() || m.promotion() == Some(Role::Queen));
         }
-        let mut scored: Vec<(i32, Move)> = moves.iter().map(|&m| (mvv_lva(m), m)).collect();
-        scored.sort_unstable_by_key(|&(s, _)| std::cmp::Reverse(s));
+        let mut scores = [0i32; MAX_MOVES];
+        for (s, &m) in scores.iter_mut().zip(moves.iter()) {
+            *s = mvv_lva(m);
+        }
 
         let mut best = stand_pat;
-        for (_, m) in scored {
+        for i in 0..moves.len() {
+            let m = pick_best(&mut moves, &mut scores, i);
             if !in_check {
                 if !m.is_promotion() {
                     let gain = match m {

@@ -69,7 +69,7 @@ impl Searcher {
         // Order the root once (TT move, captures, ...) so that even an immediate stop
         // returns a sensible legal move.
         let tt_move = self.tt.probe(root_key).map_or(0, |h| h.mv);
-        let mut scores = [0i32; 256];
+        let mut scores = [0i32; super::ordering::MAX_MOVES];
         self.score_moves(root, &legal, tt_move, 0, &mut scores);
         let mut order: Vec<usize> = (0..legal.len()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(scores[i]));
