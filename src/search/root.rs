@@ -15,6 +15,16 @@ use super::{
     Searcher, TB_WIN, encode, hash,
 };
 
+/// What the mate search at the root concluded.
+pub(super) enum MateOutcome {
+    /// A mate in at most N, with the move.
+    Found(SearchResult),
+    /// Proven: no mate in N exists.
+    NoMate,
+    /// A limit (time, nodes, stop) ended it before a proof either way.
+    Stopped,
+}
+
 pub(super) struct RootMove {
     mv: Move,
     score: i32,
@@ -89,9 +99,11 @@ impl Searcher {
             && !self.pondering
         {
             match self.mate_root(root, n, limits, info) {
-                Ok(result) => return result,
-                Err(true) if !bounded(limits) => fallback_depth = Some(NO_MATE_FALLBACK_DEPTH),
-                Err(_) => {}
+                MateOutcome::Found(result) => return result,
+                MateOutcome::NoMate if !bounded(limits) => {
+                    fallback_depth = Some(NO_MATE_FALLBACK_DEPTH);
+                }
+                MateOutcome::NoMate | MateOutcome::Stopped => {}
             }
         }
 
@@ -192,6 +204,11 @@ impl Searcher {
         }
         if completed == 0 {
             best_score = root_moves[0].score;
+            if best_score == -INF {
+                // Stopped before the first root move was searched: report the static
+                // evaluation, not the "mated now" that -INF would read as.
+                best_score = self.evaluate(root, 0);
+            }
         }
         let best = &root_moves[0];
         SearchResult {
@@ -205,15 +222,14 @@ impl Searcher {
     }
 
     /// `go mate n` at the root: the full-width mate search under the search's stop flag,
-    /// deadline and node limit. `Ok` with the mate found; otherwise `Err(proven)`, where
-    /// `proven` says that no mate in `n` exists (rather than a limit stopping the search).
+    /// deadline and node limit.
     pub(super) fn mate_root(
         &mut self,
         root: &Chess,
         n: u32,
         limits: &Limits,
         info: &mut dyn FnMut(&Info),
-    ) -> Result<SearchResult, bool> {
+    ) -> MateOutcome {
         let mate_limits = MateLimits {
             stop: Some(self.control.stop.clone()),
             deadline: self.budget.hard.map(|hard| self.start + hard),
@@ -225,7 +241,11 @@ impl Searcher {
         let r = searcher.search(root, n, &mate_limits);
         self.nodes += r.nodes;
         let (Some(best), Some(k)) = (r.best, r.mate_in) else {
-            return Err(!r.stopped && r.no_mate_within >= n.min(mate::MAX_MATE_MOVES));
+            return if !r.stopped && r.no_mate_within >= n.min(mate::MAX_MATE_MOVES) {
+                MateOutcome::NoMate
+            } else {
+                MateOutcome::Stopped
+            };
         };
         let report = Info {
             depth: 2 * k - 1,
@@ -239,7 +259,7 @@ impl Searcher {
             pv: r.pv.clone(),
         };
         info(&report);
-        Ok(SearchResult {
+        MateOutcome::Found(SearchResult {
             best: Some(best),
             ponder: r.pv.get(1).copied(),
             score: report.score,

@@ -231,6 +231,13 @@ fn stop_flag_and_node_limit_return_a_legal_move() {
     assert!(p.is_legal(r.best.unwrap()));
     s.control.stop.store(false, Ordering::Relaxed);
     let limits = Limits {
+        nodes: Some(1),
+        ..Limits::default()
+    };
+    let r = s.search(&p, &[], &limits, &mut |_| {});
+    // Stopped at the first node: the static evaluation, not "mated now".
+    assert_eq!((r.depth, r.score), (0, Score::Cp(0)));
+    let limits = Limits {
         nodes: Some(5000),
         ..Limits::default()
     };
