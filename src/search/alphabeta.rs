@@ -6,6 +6,7 @@ use shakmaty::{Chess, Position};
 use shakmaty_syzygy::Wdl;
 
 use super::ordering::{MAX_MOVES, pick_best};
+use super::params::*;
 use super::pruning::null_move;
 use super::tt::{Bound, NO_EVAL, score_from_tt, score_to_tt};
 use super::{INF, MATE, MATE_BOUND, MAX_PLY, Searcher, TB_WIN, encode, hash};
@@ -101,19 +102,19 @@ impl Searcher {
 
         if !pv_node && !in_check && beta.abs() < MATE_BOUND {
             // Reverse futility: far above beta with little depth left.
-            if depth <= 6 && static_eval - 90 * depth >= beta {
+            if depth <= RFP_MAX_DEPTH && static_eval - RFP_MARGIN * depth >= beta {
                 return static_eval;
             }
             // Null move: give the opponent a free move; still above beta means cut.
             let us = pos.board().by_color(pos.turn());
             let has_pieces = (us & !pos.board().pawns() & !pos.board().kings()).any();
             if allow_null
-                && depth >= 3
+                && depth >= NMP_MIN_DEPTH
                 && static_eval >= beta
                 && has_pieces
                 && let Some(null) = null_move(pos)
             {
-                let r = 3 + depth / 4;
+                let r = NMP_BASE + depth / NMP_DEPTH_DIVISOR;
                 let null_key = hash::key_after_null(pos, key);
                 self.made(pos, ply, None);
                 self.keys.push(key);
@@ -145,9 +146,9 @@ impl Searcher {
 
         let futility = !pv_node
             && !in_check
-            && depth <= 2
+            && depth <= FUTILITY_MAX_DEPTH
             && alpha.abs() < MATE_BOUND
-            && static_eval + 120 * depth <= alpha;
+            && static_eval + FUTILITY_MARGIN * depth <= alpha;
         let mut best_score = -INF;
         let mut best_code = 0u16;
         let mut searched = 0usize;
@@ -174,7 +175,12 @@ impl Searcher {
                 score = -self.negamax(&child, child_key, new_depth, -beta, -alpha, ply + 1, true);
             } else {
                 let mut r = 0;
-                if depth >= 3 && searched >= 3 && quiet && !in_check && !gives_check {
+                if depth >= LMR_MIN_DEPTH
+                    && searched >= LMR_MIN_SEARCHED
+                    && quiet
+                    && !in_check
+                    && !gives_check
+                {
                     r = i32::from(self.lmr[depth.min(63) as usize][searched.min(63)]);
                     if pv_node {
                         r -= 1;

@@ -22,6 +22,7 @@ pub mod hash;
 pub mod mate;
 mod nnue;
 mod ordering;
+pub mod params;
 mod pruning;
 mod pv;
 mod qsearch;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use shakmaty::{Chess, Color, Move, Position, Role};
 
 use super::ordering::{MAX_MOVES, mvv_lva, pick_best};
+use super::params::DELTA_MARGIN;
 use super::tt::TranspositionTable;
 use super::{INF, MATE, MAX_PLY, Searcher, encode, see};
 use crate::eval::Evaluator;
@@ -59,7 +60,7 @@ impl Searcher {
                         _ => m.capture().map_or(0, see::value),
                     };
                     // Delta pruning: even winning the piece outright cannot reach alpha.
-                    if stand_pat + gain + 200 <= alpha {
+                    if stand_pat + gain + DELTA_MARGIN <= alpha {
                         continue;
                     }
                 }

@@ -7,6 +7,7 @@ use std::time::Instant;
 use shakmaty::{Chess, Move, Position};
 
 use super::mate::{self, MateLimits, MateSearcher};
+use super::params::{ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH};
 use super::searcher::bounded;
 use super::time;
 use super::tt::{Bound, NO_EVAL, score_to_tt};
@@ -125,12 +126,13 @@ impl Searcher {
             for pv_idx in 0..multipv {
                 self.seldepth = 0;
                 let prev = prev_scores[pv_idx];
-                let mut delta = 20;
-                let (mut alpha, mut beta) = if depth >= 4 && prev.abs() < MATE_BOUND {
-                    (prev - delta, prev + delta)
-                } else {
-                    (-INF, INF)
-                };
+                let mut delta = ASPIRATION_DELTA;
+                let (mut alpha, mut beta) =
+                    if depth >= ASPIRATION_MIN_DEPTH && prev.abs() < MATE_BOUND {
+                        (prev - delta, prev + delta)
+                    } else {
+                        (-INF, INF)
+                    };
                 let score = loop {
                     let score = self.search_root(
                         root,
@@ -153,7 +155,7 @@ impl Searcher {
                         break score;
                     }
                     delta *= 2;
-                    if delta > 1000 {
+                    if delta > ASPIRATION_MAX_DELTA {
                         alpha = -INF;
                         beta = INF;
                     }

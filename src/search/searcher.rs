@@ -10,6 +10,7 @@ use shakmaty_syzygy::Tablebase;
 
 use super::mate::MateSearcher;
 use super::nnue;
+use super::params::{LMR_BASE, LMR_DIVISOR};
 use super::time::Budget;
 use super::tt::TranspositionTable;
 use super::{Control, Limits, MAX_PLY, Score};
@@ -56,7 +57,7 @@ impl Searcher {
         let mut lmr = vec![[0u8; 64]; 64];
         for (d, row) in lmr.iter_mut().enumerate().skip(1) {
             for (m, r) in row.iter_mut().enumerate().skip(1) {
-                *r = (0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) as u8;
+                *r = (LMR_BASE + (d as f64).ln() * (m as f64).ln() / LMR_DIVISOR) as u8;
             }
         }
         Searcher {

@@ -1,0 +1,39 @@
+//! Every pruning, reduction and window constant of the search, named in one place.
+//! Changing one changes the bench signature (see `bench`), as it should.
+
+/// Reverse futility pruning applies at depths up to this.
+pub const RFP_MAX_DEPTH: i32 = 6;
+/// Reverse futility margin per ply of depth, centipawns.
+pub const RFP_MARGIN: i32 = 90;
+
+/// Null-move pruning applies from this depth on.
+pub const NMP_MIN_DEPTH: i32 = 3;
+/// Null-move reduction: `NMP_BASE + depth / NMP_DEPTH_DIVISOR`.
+pub const NMP_BASE: i32 = 3;
+/// See [`NMP_BASE`].
+pub const NMP_DEPTH_DIVISOR: i32 = 4;
+
+/// Futility pruning of quiet moves applies at depths up to this.
+pub const FUTILITY_MAX_DEPTH: i32 = 2;
+/// Futility margin per ply of depth, centipawns.
+pub const FUTILITY_MARGIN: i32 = 120;
+
+/// Late-move reductions apply from this depth …
+pub const LMR_MIN_DEPTH: i32 = 3;
+/// … to moves after this many searched ones.
+pub const LMR_MIN_SEARCHED: usize = 3;
+/// LMR table: `LMR_BASE + ln(depth) · ln(move number) / LMR_DIVISOR` plies.
+pub const LMR_BASE: f64 = 0.75;
+/// See [`LMR_BASE`].
+pub const LMR_DIVISOR: f64 = 2.25;
+
+/// Delta pruning in the quiescence search: a capture that cannot raise the score to
+/// alpha even with this margin on top of the captured piece is skipped.
+pub const DELTA_MARGIN: i32 = 200;
+
+/// Aspiration windows start at this depth …
+pub const ASPIRATION_MIN_DEPTH: u32 = 4;
+/// … with this half-width, doubled after every fail …
+pub const ASPIRATION_DELTA: i32 = 20;
+/// … until it passes this, when the window opens fully.
+pub const ASPIRATION_MAX_DELTA: i32 = 1000;
