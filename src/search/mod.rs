@@ -40,7 +40,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use shakmaty::{Chess, Move, Position, Role};
+use shakmaty::{Chess, Move, MoveList, Position, Role};
 
 pub use time::{Budget, Clock, Limits};
 
@@ -172,7 +172,15 @@ pub fn decode(pos: &Chess, code: u16) -> Option<Move> {
     if code == 0 {
         return None;
     }
-    pos.legal_moves().into_iter().find(|&m| encode(m) == code)
+    decode_in(&pos.legal_moves(), code)
+}
+
+/// The move of `moves` with compact encoding `code` (0: none).
+pub fn decode_in(moves: &MoveList, code: u16) -> Option<Move> {
+    if code == 0 {
+        return None;
+    }
+    moves.iter().copied().find(|&m| encode(m) == code)
 }
 
 #[cfg(test)]
