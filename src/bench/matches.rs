@@ -6,10 +6,7 @@
 //!
 //! Each opening is played twice with colours swapped, so an opening's bias cancels out.
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -19,6 +16,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, KnownOutcome, Move, Outcome, Position};
 
 use crate::search::hash;
+use crate::uci::client::Engine;
 use crate::{Error, Result};
 
 /// How an engine is started and configured.
@@ -301,107 +299,11 @@ pub fn elo(wins: usize, draws: usize, losses: usize) -> (f64, f64, f64) {
     (s, to_elo(s), (hi - lo) / 2.0)
 }
 
-/// A running UCI engine.
-struct Engine {
-    name: String,
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-}
-
-impl Engine {
-    fn start(spec: &EngineSpec) -> Result<Engine> {
-        let (program, args) = spec
-            .command
-            .split_first()
-            .ok_or_else(|| Error::Invalid(format!("engine {}: empty command", spec.name)))?;
-        let mut child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| Error::Invalid(format!("cannot start engine {program:?}: {e}")))?;
-        let stdin = child.stdin.take().expect("piped stdin");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, rx) = channel();
-        // A reader thread, so that waiting for an answer can time out.
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut engine = Engine {
-            name: spec.name.clone(),
-            child,
-            stdin,
-            lines: rx,
-        };
-        engine.send("uci")?;
-        engine.wait_for("uciok", Duration::from_secs(10))?;
-        for (name, value) in &spec.options {
-            engine.send(&format!("setoption name {name} value {value}"))?;
-        }
-        engine.ready()?;
-        Ok(engine)
-    }
-
-    fn failure(&self, what: impl Into<String>) -> Error {
-        Error::Invalid(format!("engine {}: {}", self.name, what.into()))
-    }
-
-    fn send(&mut self, line: &str) -> Result<()> {
-        writeln!(self.stdin, "{line}")
-            .and_then(|()| self.stdin.flush())
-            .map_err(|e| self.failure(format!("cannot write to it: {e}")))
-    }
-
-    /// The first line starting with `word` (as a whole word) within `timeout`.
-    fn wait_for(&mut self, word: &str, timeout: Duration) -> Result<String> {
-        let deadline = Instant::now() + timeout;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    let mut tokens = line.split_whitespace();
-                    if tokens.next() == Some(word) {
-                        return Ok(line);
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    return Err(self.failure(format!("no `{word}` within {timeout:?}")));
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Err(self.failure(format!("exited while `{word}` was awaited")));
-                }
-            }
-        }
-    }
-
-    fn ready(&mut self) -> Result<()> {
-        self.send("isready")?;
-        self.wait_for("readyok", Duration::from_secs(30))
-            .map(|_| ())
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "quit");
-        let _ = self.stdin.flush();
-        let deadline = Instant::now() + Duration::from_millis(500);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// Starts engine `spec` (handshake, options, `isready`); failures name the engine and
+/// quote the end of its standard error.
+fn start(spec: &EngineSpec) -> Result<Engine> {
+    Engine::start(&spec.name, &spec.command, &spec.options)
+        .map_err(|e| Error::Invalid(e.to_string()))
 }
 
 /// Plays the match; `on_game` sees every finished game with the summary so far. An engine
@@ -423,7 +325,7 @@ pub fn run(
         let mut failed_start = None;
         for (i, slot) in engines.iter_mut().enumerate() {
             if slot.is_none() {
-                match Engine::start(&specs[i]) {
+                match start(&specs[i]) {
                     Ok(e) => *slot = Some(e),
                     Err(e) if number == 1 => return Err(e),
                     Err(e) => failed_start = Some((i, e.to_string())),
@@ -532,7 +434,8 @@ fn play(
         let answer = engine
             .send(&position)
             .and_then(|()| engine.send(&go))
-            .and_then(|()| engine.wait_for("bestmove", timeout));
+            .and_then(|()| engine.wait_for("bestmove", timeout))
+            .map_err(|e| Error::Invalid(e.to_string()));
         let elapsed = sent.elapsed();
         let line = match answer {
             Ok(line) => line,

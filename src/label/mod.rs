@@ -7,7 +7,6 @@
 //! the fresh engine, after which the position is recorded as failed (with the reason) and
 //! skipped — by this run and by later ones, until `--retry-failed`.
 
-pub mod engine;
 pub mod uci;
 
 use std::sync::mpsc::{Receiver, channel, sync_channel};

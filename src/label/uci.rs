@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use super::engine::{Engine, EngineFailure};
 use super::{Analysis, LabelError, Labeller};
+use crate::uci::client::{Engine, EngineFailure};
 
 /// How far the engine searches each position.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -16,6 +16,7 @@
 //! running. The best move is always legal (`bestmove 0000` when there is none).
 
 pub mod book;
+pub mod client;
 
 use std::io::{self, BufRead, Write};
 use std::path::Path;

@@ -140,3 +140,32 @@ cgtest!(match_refuses_bad_options, |dir| {
     let e = fails(&["match", "--engine2", "/no/such/engine"]);
     assert!(e.contains("/no/such/engine"), "{e}");
 });
+
+cgtest!(an_engine_that_cannot_start_says_why, |dir| {
+    // Dies at once with a message of its own: the match error quotes it and the command.
+    let broken = dir.create(
+        "broken.sh",
+        "#!/bin/sh\necho 'cannot open net file x.nnue' >&2\nexit 1\n",
+    );
+    std::fs::set_permissions(&broken, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = dir.run(&[
+        "match",
+        "--engine2",
+        broken.to_str().unwrap(),
+        "--games",
+        "2",
+        "--nodes",
+        "100",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot open net file x.nnue"), "{err}");
+    assert!(err.contains("broken.sh"), "{err}");
+    // A program that does not exist is named.
+    let out = dir.run(&["match", "--engine2", "/nonexistent/engine", "--games", "2"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("/nonexistent/engine"),
+        "{err}"
+    );
+});

@@ -1,4 +1,4 @@
-//! A UCI engine process: start it, talk line by line, read with a time limit, and keep the
+//! A client for other UCI engines (match opponents, labellers): start the process, talk line by line, read with a time limit, and keep the
 //! tail of its standard error so a failure can say what the engine itself said.
 
 use std::collections::VecDeque;
@@ -88,8 +88,7 @@ impl Engine {
         for (option, value) in options {
             engine.send(&format!("setoption name {option} value {value}"))?;
         }
-        engine.send("isready")?;
-        engine.wait_for("readyok", Duration::from_secs(30))?;
+        engine.ready()?;
         Ok(engine)
     }
 
@@ -128,6 +127,13 @@ impl Engine {
                 Err(EngineFailure::Exited(self.describe("exited")))
             }
         }
+    }
+
+    /// Sends `isready` and waits for `readyok`.
+    pub fn ready(&mut self) -> Result<(), EngineFailure> {
+        self.send("isready")?;
+        self.wait_for("readyok", Duration::from_secs(30))
+            .map(|_| ())
     }
 
     /// The first line whose first word is `word`, within `timeout`.
