@@ -210,12 +210,10 @@ pub fn load(conn: &Connection, leaves: Option<&Evaluator>) -> Result<TuneSet> {
         })?
         .map(|row| {
             let (fen, label, result, part) = row?;
-            let result = match result.as_deref().and_then(GameResult::parse) {
-                Some(GameResult::WhiteWins) => 1.0,
-                Some(GameResult::BlackWins) => 0.0,
-                Some(GameResult::Draw) => 0.5,
-                None => f64::NAN,
-            };
+            let result = result
+                .as_deref()
+                .and_then(GameResult::parse)
+                .map_or(f64::NAN, GameResult::white_score);
             let part = Part::parse(&part)
                 .ok_or_else(|| Error::Invalid(format!("splits: unknown part {part:?}")))?;
             Ok((fen, label, result, part))
@@ -266,33 +264,7 @@ pub fn fit_k(set: &TuneSet) -> Option<(f64, usize)> {
     if pairs.len() < MIN_K_POSITIONS {
         return None;
     }
-    let loss = |log_k: f64| {
-        let k = log_k.exp();
-        pairs
-            .iter()
-            .map(|&(l, r)| (sigmoid(k * l) - r).powi(2))
-            .sum::<f64>()
-    };
-    let (mut a, mut b) = (1e-5f64.ln(), 0.1f64.ln());
-    let g = (5f64.sqrt() - 1.0) / 2.0;
-    let (mut c, mut d) = (b - g * (b - a), a + g * (b - a));
-    let (mut fc, mut fd) = (loss(c), loss(d));
-    for _ in 0..80 {
-        if fc < fd {
-            b = d;
-            d = c;
-            fd = fc;
-            c = b - g * (b - a);
-            fc = loss(c);
-        } else {
-            a = c;
-            c = d;
-            fc = fd;
-            d = a + g * (b - a);
-            fd = loss(d);
-        }
-    }
-    Some((((a + b) / 2.0).exp(), pairs.len()))
+    Some((crate::fit::metrics::fit_k(&pairs), pairs.len()))
 }
 
 /// One Gauss–Newton step's record.
