@@ -16,6 +16,7 @@ pub mod label;
 pub mod nnue;
 pub mod report;
 pub mod search;
+pub mod tune;
 pub mod uci;
 
 pub use error::{Error, Result};

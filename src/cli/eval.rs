@@ -9,7 +9,7 @@ use chessgraph::bench::evaluate::{self, Sample};
 use chessgraph::data::{Format, Pov, ReadOptions};
 use chessgraph::db::evaluators;
 use chessgraph::fit::split::Part;
-use chessgraph::fit::tune::DEFAULT_K;
+use chessgraph::tune::DEFAULT_K;
 
 /// Arguments of `chessgraph eval`.
 #[derive(clap::Args)]

@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::Context;
 use chessgraph::db::evaluators;
 use chessgraph::fit::split::Part;
-use chessgraph::fit::tune::{self, Options, TuneTarget};
+use chessgraph::tune::{self, Options, TuneTarget};
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// Arguments of `chessgraph tune`.

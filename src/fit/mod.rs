@@ -13,7 +13,6 @@ pub mod linear;
 pub mod logistic;
 pub mod metrics;
 pub mod split;
-pub mod tune;
 
 use ndarray::Array2;
 use rusqlite::{Connection, Statement};

@@ -31,22 +31,24 @@
 //! [`Evaluator::evaluate_terms`], the very function the engine's evaluation equals, so the
 //! numbers describe the exported evaluator exactly.
 
+mod data;
+mod solve;
+#[cfg(test)]
+mod tests;
+
+pub use data::{TuneSet, fit_k, label_cp, load};
+
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
-use rusqlite::Connection;
-use shakmaty::Chess;
 
-use super::linalg::{cholesky, cholesky_solve};
-use super::metrics::{kendall_tau_b, sigmoid};
-use super::split::{self, Part};
-use crate::data::{GameResult, parse_position};
 use crate::eval::layout::{STUDY_KING_SAFETY, STUDY_MOBILITY};
-use crate::eval::{
-    Evaluator, MAX_PHASE, Provenance, TERM_COUNT, TermList, Weights, terms as term_list,
-};
-use crate::search::Quiescence;
+use crate::eval::{Evaluator, Provenance, TERM_COUNT, Weights};
+use crate::fit::linalg::{cholesky, cholesky_solve};
+use crate::fit::metrics::{kendall_tau_b, sigmoid};
+use crate::fit::split::Part;
 use crate::{Error, Result};
+use solve::{Targets, normal_equations};
 
 /// Mate labels count as this many centipawns (signed); centipawn labels are clamped to it.
 pub const MATE_LABEL_CP: f64 = 2500.0;
@@ -120,153 +122,6 @@ impl Options {
     }
 }
 
-/// The positions as sparse term rows, with labels, results and split parts.
-#[derive(Debug, Default)]
-pub struct TuneSet {
-    offsets: Vec<usize>,
-    entries: Vec<(u16, i32)>,
-    phase: Vec<u8>,
-    /// Label in centipawns (mates mapped, clamped); NaN when none.
-    label: Vec<f64>,
-    /// Game result for White (1, 0.5, 0); NaN when none.
-    result: Vec<f64>,
-    part: Vec<Part>,
-}
-
-impl TuneSet {
-    /// Number of positions.
-    pub fn len(&self) -> usize {
-        self.phase.len()
-    }
-
-    /// Whether there are no positions.
-    pub fn is_empty(&self) -> bool {
-        self.phase.is_empty()
-    }
-
-    fn row(&self, i: usize) -> &[(u16, i32)] {
-        &self.entries[self.offsets[i]..self.offsets[i + 1]]
-    }
-
-    /// Number of positions in `part`.
-    pub fn count(&self, part: Part) -> usize {
-        self.part.iter().filter(|&&p| p == part).count()
-    }
-
-    /// Float prediction of weights `w` (mg then eg) for row `i`, untruncated.
-    fn predict(&self, w: &[f64], i: usize) -> f64 {
-        let p = f64::from(self.phase[i]);
-        let q = f64::from(MAX_PHASE) - p;
-        let (mut mg, mut eg) = (0.0, 0.0);
-        for &(t, c) in self.row(i) {
-            mg += f64::from(c) * w[t as usize];
-            eg += f64::from(c) * w[TERM_COUNT + t as usize];
-        }
-        (mg * p + eg * q) / f64::from(MAX_PHASE)
-    }
-
-    /// The integer evaluation of `evaluator` for row `i`, exactly as the engine computes it.
-    fn evaluate(&self, evaluator: &Evaluator, i: usize) -> i32 {
-        let w = evaluator.weights();
-        let (mut mg, mut eg) = (0i64, 0i64);
-        for &(t, c) in self.row(i) {
-            mg += i64::from(c) * i64::from(w.mg[t as usize]);
-            eg += i64::from(c) * i64::from(w.eg[t as usize]);
-        }
-        crate::eval::taper(mg, eg, i32::from(self.phase[i]))
-    }
-}
-
-/// One position's sparse `(term, coefficient)` pairs and its phase.
-type TermRow = (Vec<(u16, i32)>, u8);
-
-/// Maps a stored label to the tuner's centipawns: mates to ±[`MATE_LABEL_CP`], centipawns
-/// clamped to that range.
-pub fn label_cp(eval_cp: Option<i64>, mate: Option<i64>) -> Option<f64> {
-    match (eval_cp, mate) {
-        (Some(cp), _) => Some((cp as f64).clamp(-MATE_LABEL_CP, MATE_LABEL_CP)),
-        (None, Some(m)) => Some(if m > 0 { MATE_LABEL_CP } else { -MATE_LABEL_CP }),
-        (None, None) => None,
-    }
-}
-
-/// Reads every position with its split part (assigning parts to new positions first) and
-/// computes its term rows, in parallel. With `leaves`, each position is first replaced by
-/// the quiet position its capture-only quiescence search under that evaluator ends in
-/// (Texel's practice: the static evaluation is then fitted where the engine uses it).
-pub fn load(conn: &Connection, leaves: Option<&Evaluator>) -> Result<TuneSet> {
-    split::ensure(conn)?;
-    let mut stmt = conn.prepare(
-        "SELECT p.fen, p.eval_cp, p.mate, p.result, s.part \
-         FROM positions p JOIN splits s ON s.position_id = p.id ORDER BY p.id",
-    )?;
-    let raw: Vec<(String, Option<f64>, f64, Part)> = stmt
-        .query_map([], |r| {
-            let fen: String = r.get(0)?;
-            let label = label_cp(r.get(1)?, r.get(2)?);
-            let result: Option<String> = r.get(3)?;
-            let part: String = r.get(4)?;
-            Ok((fen, label, result, part))
-        })?
-        .map(|row| {
-            let (fen, label, result, part) = row?;
-            let result = result
-                .as_deref()
-                .and_then(GameResult::parse)
-                .map_or(f64::NAN, GameResult::white_score);
-            let part = Part::parse(&part)
-                .ok_or_else(|| Error::Invalid(format!("splits: unknown part {part:?}")))?;
-            Ok((fen, label, result, part))
-        })
-        .collect::<Result<_>>()?;
-    let leaves = leaves.map(|e| std::sync::Arc::new(e.clone()));
-    let rows: Vec<Option<TermRow>> = raw
-        .par_iter()
-        .map_init(
-            || (TermList::new(), leaves.clone().map(Quiescence::new)),
-            |(tl, q), (fen, ..)| {
-                let mut pos: Chess = parse_position(fen).ok()?;
-                if let Some(q) = q {
-                    pos = q.leaf(&pos).1;
-                }
-                term_list(&pos, tl);
-                Some((tl.entries().to_vec(), tl.phase() as u8))
-            },
-        )
-        .collect();
-    let mut set = TuneSet {
-        offsets: vec![0],
-        ..TuneSet::default()
-    };
-    for ((_, label, result, part), row) in raw.into_iter().zip(rows) {
-        // Stored FENs were validated on import; one that no longer parses is skipped.
-        let Some((entries, phase)) = row else {
-            continue;
-        };
-        set.entries.extend(entries);
-        set.offsets.push(set.entries.len());
-        set.phase.push(phase);
-        set.label.push(label.unwrap_or(f64::NAN));
-        set.result.push(result);
-        set.part.push(part);
-    }
-    Ok(set)
-}
-
-/// Fits K so that `σ(K·label)` predicts the results of the training positions that have
-/// both (least squares, golden-section search on log K). `None` when too few have both.
-pub fn fit_k(set: &TuneSet) -> Option<(f64, usize)> {
-    let pairs: Vec<(f64, f64)> = (0..set.len())
-        .filter(|&i| set.part[i] == Part::Train && set.label[i].is_finite())
-        .filter(|&i| set.result[i].is_finite())
-        .map(|i| (set.label[i], set.result[i]))
-        .collect();
-    if pairs.len() < MIN_K_POSITIONS {
-        return None;
-    }
-    Some((crate::fit::metrics::fit_k(&pairs), pairs.len()))
-}
-
 /// One Gauss–Newton step's record.
 #[derive(Clone, Debug)]
 pub struct Step {
@@ -328,50 +183,6 @@ pub struct Tuned {
 
 /// Per-position targets: the label's expected score and the result, each falling back to
 /// the other when missing; NaN when the position takes no part.
-struct Targets {
-    from_label: Vec<f64>,
-    from_result: Vec<f64>,
-    /// Whether the position takes part in the fit and in the measures.
-    used: Vec<bool>,
-}
-
-impl Targets {
-    fn new(set: &TuneSet, k: f64, target: TuneTarget) -> Targets {
-        let n = set.len();
-        let (mut from_label, mut from_result, mut used) =
-            (vec![0.0; n], vec![0.0; n], vec![false; n]);
-        for i in 0..n {
-            let l = set.label[i].is_finite().then(|| sigmoid(k * set.label[i]));
-            let r = set.result[i].is_finite().then_some(set.result[i]);
-            used[i] = match target {
-                TuneTarget::Eval => l.is_some(),
-                TuneTarget::Result => r.is_some(),
-            };
-            if let (Some(l), Some(r)) = (l.or(r), r.or(l)) {
-                from_label[i] = l;
-                from_result[i] = r;
-            }
-        }
-        Targets {
-            from_label,
-            from_result,
-            used,
-        }
-    }
-
-    fn blend(&self, i: usize, lambda: f64) -> f64 {
-        lambda * self.from_result[i] + (1.0 - lambda) * self.from_label[i]
-    }
-
-    /// The selection measure's target: the label (eval) or the result.
-    fn measure(&self, i: usize, target: TuneTarget) -> f64 {
-        match target {
-            TuneTarget::Eval => self.from_label[i],
-            TuneTarget::Result => self.from_result[i],
-        }
-    }
-}
-
 /// Tunes the evaluator's weights on `set`; `progress` receives each step.
 pub fn tune(set: &TuneSet, opts: &Options, progress: &mut dyn FnMut(&Step)) -> Result<Tuned> {
     let started = Instant::now();
@@ -626,165 +437,4 @@ fn today() -> String {
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
     format!("{year:04}-{month:02}-{day:02}")
-}
-
-/// `JᵀJ/n` (row-major, lower triangle filled) and the two parts of `Jᵀr/n` — against the
-/// label target and the result-minus-label difference — over the `rows` at weights `w`.
-fn normal_equations(
-    set: &TuneSet,
-    rows: &[usize],
-    targets: &Targets,
-    w: &[f64],
-    k: f64,
-    col: &[usize],
-    d: usize,
-) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
-    let zero = || (vec![0.0; d * d], vec![0.0; d], vec![0.0; d]);
-    let (mut h, mut gl, mut gr) = rows
-        .par_chunks(4096)
-        .fold(zero, |(mut h, mut gl, mut gr), chunk| {
-            let mut x: Vec<(usize, f64)> = Vec::with_capacity(128);
-            for &i in chunk {
-                let s = sigmoid(k * set.predict(w, i));
-                let slope = k * s * (1.0 - s);
-                let p = f64::from(set.phase[i]) / f64::from(MAX_PHASE);
-                x.clear();
-                for &(t, c) in set.row(i) {
-                    let q = col[t as usize];
-                    if q != usize::MAX && p > 0.0 {
-                        x.push((q, f64::from(c) * p * slope));
-                    }
-                }
-                for &(t, c) in set.row(i) {
-                    let q = col[TERM_COUNT + t as usize];
-                    if q != usize::MAX && p < 1.0 {
-                        x.push((q, f64::from(c) * (1.0 - p) * slope));
-                    }
-                }
-                let r_label = s - targets.from_label[i];
-                let r_diff = targets.from_result[i] - targets.from_label[i];
-                // x is sorted by parameter: mg columns come before eg columns.
-                for (a, &(qa, va)) in x.iter().enumerate() {
-                    gl[qa] += va * r_label;
-                    gr[qa] += va * r_diff;
-                    let row = &mut h[qa * d..qa * d + qa + 1];
-                    for &(qb, vb) in &x[..=a] {
-                        row[qb] += va * vb;
-                    }
-                }
-            }
-            (h, gl, gr)
-        })
-        .reduce(zero, |mut a, b| {
-            a.0.iter_mut().zip(&b.0).for_each(|(x, y)| *x += y);
-            a.1.iter_mut().zip(&b.1).for_each(|(x, y)| *x += y);
-            a.2.iter_mut().zip(&b.2).for_each(|(x, y)| *x += y);
-            a
-        });
-    let n = rows.len().max(1) as f64;
-    h.iter_mut().for_each(|v| *v /= n);
-    gl.iter_mut().for_each(|v| *v /= n);
-    gr.iter_mut().for_each(|v| *v /= n);
-    (h, gl, gr)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn labels_map_mates_and_clamp() {
-        assert_eq!(label_cp(Some(56), None), Some(56.0));
-        assert_eq!(label_cp(Some(-9000), None), Some(-MATE_LABEL_CP));
-        assert_eq!(label_cp(None, Some(3)), Some(MATE_LABEL_CP));
-        assert_eq!(label_cp(None, Some(-1)), Some(-MATE_LABEL_CP));
-        assert_eq!(label_cp(None, None), None);
-    }
-
-    /// The tuner's integer model (what its losses are computed from) and the exported
-    /// evaluator file, read back and run through the engine's `evaluate`, agree exactly on
-    /// every position; and tuning lowers the validation loss from the start.
-    #[test]
-    fn tuned_model_equals_exported_evaluator() {
-        let mut conn = crate::db::open_in_memory().unwrap();
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        crate::db::import::import_file(
-            &mut conn,
-            &root.join("tests/fixtures/positions-2000.csv"),
-            &crate::db::import::ImportOptions::default(),
-            &indicatif::ProgressBar::hidden(),
-        )
-        .unwrap();
-        let set = load(&conn, None).unwrap();
-        assert!(set.len() > 1800);
-        let mut opts = Options::new("t", ":memory:");
-        // A small grid keeps the debug-build test quick; the search itself is the same.
-        opts.max_steps = 3;
-        opts.alphas = vec![1e-4, 1e-2];
-        opts.lambdas = vec![0.0];
-        let mut seen = 0;
-        let tuned = tune(&set, &opts, &mut |_| seen += 1).unwrap();
-        assert!(seen >= 1 && seen == tuned.steps.len());
-        // No game results in the fixture: K is the default.
-        assert_eq!((tuned.k, tuned.k_positions), (DEFAULT_K, 0));
-        assert!(
-            tuned.valid.loss < tuned.valid.start_loss,
-            "{:?}",
-            tuned.valid
-        );
-        assert_ne!(tuned.evaluator.weights(), opts.start.weights());
-
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.json");
-        tuned.evaluator.save(&path).unwrap();
-        let exported = Evaluator::load(&path).unwrap();
-        let mut stmt = conn
-            .prepare("SELECT fen FROM positions ORDER BY id")
-            .unwrap();
-        let fens: Vec<String> = stmt
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .map(|r| r.unwrap())
-            .collect();
-        assert_eq!(fens.len(), set.len());
-        let mut nonzero = 0;
-        for (i, fen) in fens.iter().enumerate() {
-            let pos = parse_position(fen).unwrap();
-            let model = set.evaluate(&tuned.evaluator, i);
-            assert_eq!(exported.evaluate(&pos), model, "{fen}");
-            nonzero += usize::from(model != 0);
-        }
-        assert!(nonzero > fens.len() / 2);
-    }
-
-    #[test]
-    fn fit_k_recovers_the_k_that_made_the_results() {
-        // Results drawn as the expected score σ(K·label) rounded to win/draw/loss bands
-        // would bias K; use the expected score itself as a fractional "result".
-        let k_true = 0.006;
-        let mut set = TuneSet {
-            offsets: vec![0],
-            ..TuneSet::default()
-        };
-        for i in 0..1000 {
-            let label = f64::from(i - 500) * 2.0;
-            set.offsets.push(0);
-            set.phase.push(0);
-            set.label.push(label);
-            set.result.push(sigmoid(k_true * label));
-            set.part.push(Part::Train);
-        }
-        let (k, n) = fit_k(&set).unwrap();
-        assert_eq!(n, 1000);
-        assert!((k - k_true).abs() < 1e-6, "{k}");
-        set.result.iter_mut().for_each(|r| *r = f64::NAN);
-        assert!(fit_k(&set).is_none());
-    }
-
-    #[test]
-    fn today_is_a_date() {
-        let t = today();
-        assert_eq!(t.len(), 10, "{t}");
-        assert!(t.starts_with("20"), "{t}");
-    }
 }
