@@ -36,8 +36,8 @@ pub use qsearch::{Quiescence, qsearch_eval, qsearch_leaf};
 pub use searcher::Searcher;
 
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use shakmaty::{Chess, Move, MoveList, Position, Role};
@@ -147,6 +147,27 @@ pub struct Control {
     pub stop: Arc<AtomicBool>,
     /// True while pondering; clearing it (`ponderhit`) starts the clock.
     pub pondering: Arc<AtomicBool>,
+    /// Wakes a thread blocked in [`Control::wait_while`] after a flag changed.
+    wake: Arc<(Mutex<()>, Condvar)>,
+}
+
+impl Control {
+    /// Wakes threads waiting in [`Control::wait_while`]; call after changing a flag.
+    pub fn notify(&self) {
+        let (lock, cvar) = &*self.wake;
+        // Taking the lock orders this wake-up after a waiter's check of the flags.
+        drop(lock.lock().unwrap_or_else(|e| e.into_inner()));
+        cvar.notify_all();
+    }
+
+    /// Blocks while `condition` holds, re-checking it after every [`Control::notify`].
+    pub fn wait_while(&self, mut condition: impl FnMut(&Control) -> bool) {
+        let (lock, cvar) = &*self.wake;
+        let mut guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+        while condition(self) {
+            guard = cvar.wait(guard).unwrap_or_else(|e| e.into_inner());
+        }
+    }
 }
 
 /// Compact move encoding for the TT and killers: from | to << 6 | promotion << 12

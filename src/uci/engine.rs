@@ -1,0 +1,367 @@
+//! The engine loop: the reader thread parses commands, keeps the current game and the
+//! options, and hands searches to the search thread ([`super::worker`]).
+
+use std::io::{self, BufRead};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Sender};
+use std::thread;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use shakmaty_syzygy::Tablebase;
+
+use super::ENGINE_NAME;
+use super::book::Book;
+use super::command::{Command, Game, Go, limits, parse};
+use super::output::{Output, error_chain};
+use super::worker::{GoJob, Job, search_thread};
+use crate::eval::Evaluator;
+use crate::search::{Control, Searcher};
+
+/// UCI option values kept by the reader thread.
+struct Options {
+    hash: usize,
+    evaluator: String,
+    own_book: bool,
+    book: Option<Book>,
+    multipv: usize,
+    overhead: u64,
+}
+
+fn random_seed() -> u64 {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    // SplitMix64 finaliser.
+    let mut z = nanos.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+struct Engine {
+    out: Output,
+    resolve: Resolver,
+    jobs: Sender<Job>,
+    control: Control,
+    /// `go` jobs queued or running on the search thread.
+    searches: Arc<AtomicUsize>,
+    /// Number of the last `go` sent.
+    go_seq: u64,
+    /// `stop` applies to every `go` up to this number.
+    stopped_up_to: Arc<AtomicU64>,
+    game: Game,
+    options: Options,
+    /// The last `go` was infinite or ponder.
+    unbounded: bool,
+}
+
+impl Engine {
+    fn send(&self, job: Job) {
+        // The search thread only ends on Quit, so sending cannot fail before that.
+        let _ = self.jobs.send(job);
+    }
+
+    fn uci(&self) {
+        let o = &self.options;
+        let out = &self.out;
+        out.line(&format!("id name {ENGINE_NAME}"));
+        out.line("id author the chessgraph team");
+        out.line(&format!(
+            "option name Hash type spin default {} min 1 max 16384",
+            o.hash
+        ));
+        out.line("option name Threads type spin default 1 min 1 max 1");
+        out.line(&format!(
+            "option name MultiPV type spin default {} min 1 max 256",
+            o.multipv
+        ));
+        out.line(&format!(
+            "option name Evaluator type string default {}",
+            o.evaluator
+        ));
+        out.line("option name OwnBook type check default false");
+        out.line("option name BookFile type string default <empty>");
+        out.line("option name SyzygyPath type string default <empty>");
+        out.line(&format!(
+            "option name Move Overhead type spin default {} min 0 max 5000",
+            o.overhead
+        ));
+        out.line("option name Ponder type check default false");
+        out.line("uciok");
+    }
+
+    fn set_option(&mut self, name: &str, value: Option<String>) -> Result<(), String> {
+        let value = value.unwrap_or_default();
+        let spin = |min: u64, max: u64| -> Result<u64, String> {
+            let v: u64 = value
+                .trim()
+                .parse()
+                .map_err(|_| format!("option {name}: {value:?} is not a number"))?;
+            if !(min..=max).contains(&v) {
+                return Err(format!("option {name}: {v} is outside {min}..={max}"));
+            }
+            Ok(v)
+        };
+        let check = || -> Result<bool, String> {
+            match value.trim().to_ascii_lowercase().as_str() {
+                "true" => Ok(true),
+                "false" => Ok(false),
+                other => Err(format!(
+                    "option {name}: expected true or false, got {other:?}"
+                )),
+            }
+        };
+        let empty = |v: &str| v.trim().is_empty() || v.trim() == "<empty>";
+        match name.to_ascii_lowercase().as_str() {
+            "hash" => {
+                let mib = spin(1, 16384)? as usize;
+                self.options.hash = mib;
+                self.send(Job::Hash(mib));
+            }
+            "threads" => {
+                spin(1, 1)?;
+            }
+            "multipv" => {
+                let n = spin(1, 256)? as usize;
+                self.options.multipv = n;
+                self.send(Job::MultiPv(n));
+            }
+            "move overhead" => {
+                let ms = spin(0, 5000)?;
+                self.options.overhead = ms;
+                self.send(Job::Overhead(Duration::from_millis(ms)));
+            }
+            "evaluator" => {
+                let e = (self.resolve)(value.trim())
+                    .map_err(|e| format!("option Evaluator: {}", error_chain(&e)))?;
+                self.out
+                    .line(&format!("info string evaluator {}", e.name()));
+                self.options.evaluator = value.trim().to_owned();
+                self.send(Job::Evaluator(Arc::new(e)));
+            }
+            "ownbook" => self.options.own_book = check()?,
+            "bookfile" => {
+                if empty(&value) {
+                    self.options.book = None;
+                } else {
+                    let book = Book::load(Path::new(value.trim()))
+                        .map_err(|e| format!("option BookFile: {}", error_chain(&e)))?;
+                    self.out.line(&format!(
+                        "info string book {} with {} entries",
+                        value.trim(),
+                        book.len()
+                    ));
+                    self.options.book = Some(book);
+                }
+            }
+            "syzygypath" => {
+                if empty(&value) {
+                    self.send(Job::Tablebase(None));
+                } else {
+                    let mut tb = Tablebase::new();
+                    let mut files = 0;
+                    for dir in value.trim().split([':', ';']).filter(|d| !d.is_empty()) {
+                        files += tb
+                            .add_directory(dir)
+                            .map_err(|e| format!("option SyzygyPath: directory {dir}: {e}"))?;
+                    }
+                    self.out.line(&format!(
+                        "info string syzygy: {files} tables, up to {} pieces",
+                        tb.max_pieces()
+                    ));
+                    self.send(Job::Tablebase((files > 0).then(|| Arc::new(tb))));
+                }
+            }
+            // Pondering needs no setting: `go ponder` is honoured either way.
+            "ponder" => {
+                check()?;
+            }
+            _ => return Err(format!("unknown option {name:?}")),
+        }
+        Ok(())
+    }
+
+    fn go(&mut self, go: Go) -> Result<(), String> {
+        // Behind a bounded search the new one is queued (scripts piping several `go`
+        // commands get every answer); the reader never waits, so `stop` and `quit` keep
+        // working.
+        if self.searching() && self.unbounded {
+            return Err("go: already searching (send stop first)".into());
+        }
+        let limits = limits(&go, &self.game.position).map_err(|e| e.to_string())?;
+        let book_move = match &self.options.book {
+            Some(book) if self.options.own_book && !go.infinite && !go.ponder => {
+                book.pick(&self.game.position, random_seed())
+            }
+            _ => None,
+        };
+        self.control.pondering.store(go.ponder, Ordering::SeqCst);
+        self.unbounded = go.infinite || go.ponder;
+        self.searches.fetch_add(1, Ordering::SeqCst);
+        self.go_seq += 1;
+        self.send(Job::Go(Box::new(GoJob {
+            seq: self.go_seq,
+            game: self.game.clone(),
+            limits,
+            book_move,
+        })));
+        Ok(())
+    }
+
+    /// Whether a search is running or queued.
+    fn searching(&self) -> bool {
+        self.searches.load(Ordering::SeqCst) > 0
+    }
+
+    /// Stops the running search and every queued one. All of them now end by themselves,
+    /// so a `go` that follows at once is queued rather than refused.
+    fn stop(&mut self) {
+        self.stopped_up_to.store(self.go_seq, Ordering::SeqCst);
+        self.control.stop.store(true, Ordering::SeqCst);
+        self.control.notify();
+        self.unbounded = false;
+    }
+
+    /// Handles one line; returns false on `quit`.
+    fn handle(&mut self, line: &str) -> bool {
+        let cmd = match parse(line) {
+            Ok(Some(cmd)) => cmd,
+            Ok(None) => return true,
+            Err(e) => {
+                self.out.error(&e.to_string());
+                return true;
+            }
+        };
+        let result = match cmd {
+            Command::Uci => {
+                self.uci();
+                Ok(())
+            }
+            Command::Debug(_) | Command::Register => Ok(()),
+            Command::IsReady => {
+                if self.searching() {
+                    self.out.line("readyok");
+                } else {
+                    self.send(Job::Ready);
+                }
+                Ok(())
+            }
+            Command::SetOption { name, value } => {
+                if self.searching() {
+                    Err("setoption: not allowed while searching".into())
+                } else {
+                    self.set_option(&name, value)
+                }
+            }
+            Command::UciNewGame => {
+                if self.searching() {
+                    Err("ucinewgame: not allowed while searching".into())
+                } else {
+                    self.game = Game::default();
+                    self.send(Job::NewGame);
+                    Ok(())
+                }
+            }
+            Command::Position { fen, moves } => Game::from_command(fen.as_deref(), &moves)
+                .map(|g| self.game = g)
+                .map_err(|e| e.to_string()),
+            Command::Go(go) => self.go(go),
+            Command::Stop => {
+                self.stop();
+                Ok(())
+            }
+            Command::PonderHit => {
+                self.control.pondering.store(false, Ordering::SeqCst);
+                self.control.notify();
+                Ok(())
+            }
+            Command::Quit => return false,
+        };
+        if let Err(e) = result {
+            self.out.error(&e);
+        }
+        true
+    }
+}
+
+/// Turns an `Evaluator` option value into an evaluator (built-in name, file, or whatever
+/// else the caller knows of, such as evaluators stored in a database).
+pub type Resolver = Box<dyn Fn(&str) -> crate::Result<Evaluator>>;
+
+/// Runs the UCI engine until `quit` or end of input.
+pub fn run(
+    input: impl BufRead,
+    out: Output,
+    evaluator: Evaluator,
+    evaluator_spec: &str,
+    resolve: Resolver,
+) -> io::Result<()> {
+    let searcher = Searcher::new(Arc::new(evaluator), 16);
+    let control = searcher.control();
+    let searches = Arc::new(AtomicUsize::new(0));
+    let stopped_up_to = Arc::new(AtomicU64::new(0));
+    let (tx, rx) = mpsc::channel();
+    let thread = {
+        let out = out.clone();
+        let searches = searches.clone();
+        let stopped_up_to = stopped_up_to.clone();
+        thread::Builder::new()
+            .name("search".into())
+            // Deep recursion (128 plies, qsearch on top) with move lists on the stack.
+            .stack_size(64 * 1024 * 1024)
+            .spawn(move || search_thread(searcher, rx, out, searches, stopped_up_to))?
+    };
+    let mut engine = Engine {
+        out,
+        resolve,
+        jobs: tx,
+        control,
+        searches,
+        go_seq: 0,
+        stopped_up_to,
+        game: Game::default(),
+        unbounded: false,
+        options: Options {
+            hash: 16,
+            evaluator: evaluator_spec.to_owned(),
+            own_book: false,
+            book: None,
+            multipv: 1,
+            overhead: 20,
+        },
+    };
+    let mut read_error = None;
+    let mut quit = false;
+    for line in input.lines() {
+        match line {
+            Ok(line) => {
+                if !engine.handle(&line) {
+                    quit = true;
+                    break;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                engine.out.error("input line is not valid UTF-8");
+            }
+            Err(e) => {
+                read_error = Some(e);
+                break;
+            }
+        }
+    }
+    // `quit` stops the search at once. At the end of input (a script piped in) a bounded
+    // search may finish; only an infinite or pondering search has to be stopped.
+    if quit || engine.unbounded {
+        engine.stop();
+        engine.control.pondering.store(false, Ordering::SeqCst);
+        engine.control.notify();
+    }
+    engine.send(Job::Quit);
+    let _ = thread.join();
+    match read_error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,107 @@
+//! The search thread: it owns the [`Searcher`] and takes jobs (`go`, option changes,
+//! `isready`) from a channel in order. After a search ends under `go infinite` or `go
+//! ponder` it blocks until `stop` or `ponderhit` (a condition variable, not polling).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::Receiver;
+use std::time::Duration;
+
+use shakmaty::{Chess, Move};
+use shakmaty_syzygy::Tablebase;
+
+use super::command::Game;
+use super::output::{Output, info_line, uci_move};
+use crate::eval::Evaluator;
+use crate::search::{Limits, Searcher};
+
+/// A `go` for the search thread.
+pub(super) struct GoJob {
+    /// Number of this `go` (1, 2, ...), to tell which searches a `stop` applies to.
+    pub(super) seq: u64,
+    pub(super) game: Game,
+    pub(super) limits: Limits,
+    pub(super) book_move: Option<Move>,
+}
+
+/// Work for the search thread, in order.
+pub(super) enum Job {
+    Go(Box<GoJob>),
+    Hash(usize),
+    Evaluator(Arc<Evaluator>),
+    MultiPv(usize),
+    Overhead(Duration),
+    Tablebase(Option<Arc<Tablebase<Chess>>>),
+    NewGame,
+    Ready,
+    Quit,
+}
+
+/// The search thread: owns the searcher and runs jobs until `Quit`.
+pub(super) fn search_thread(
+    mut searcher: Searcher,
+    jobs: Receiver<Job>,
+    out: Output,
+    searches: Arc<AtomicUsize>,
+    stopped_up_to: Arc<AtomicU64>,
+) {
+    let control = searcher.control();
+    while let Ok(job) = jobs.recv() {
+        match job {
+            Job::Go(job) => {
+                // Clear the flag, then honour a `stop` given after this `go` was queued
+                // (the reader sets `stopped_up_to` before the flag, so none is lost).
+                control.stop.store(false, Ordering::SeqCst);
+                if stopped_up_to.load(Ordering::SeqCst) >= job.seq {
+                    control.stop.store(true, Ordering::SeqCst);
+                }
+                let GoJob {
+                    seq: _,
+                    game,
+                    limits,
+                    book_move,
+                } = *job;
+                let (best, ponder) = match book_move {
+                    Some(m) => {
+                        out.line(&format!("info string book move {}", uci_move(m)));
+                        (Some(m), None)
+                    }
+                    None => {
+                        let r = searcher.search(&game.position, &game.history, &limits, &mut |i| {
+                            out.line(&info_line(i))
+                        });
+                        (r.best, r.ponder)
+                    }
+                };
+                // In infinite and ponder mode the GUI waits for our bestmove only after
+                // it said stop (or ponderhit).
+                // A blocking wait: the reader wakes us on `stop` and `ponderhit`.
+                control.wait_while(|c| {
+                    (limits.infinite || (limits.ponder && c.pondering.load(Ordering::SeqCst)))
+                        && !c.stop.load(Ordering::SeqCst)
+                });
+                let line = match (best, ponder) {
+                    (Some(b), Some(p)) => {
+                        format!("bestmove {} ponder {}", uci_move(b), uci_move(p))
+                    }
+                    (Some(b), None) => format!("bestmove {}", uci_move(b)),
+                    (None, _) => "bestmove 0000".to_owned(),
+                };
+                searches.fetch_sub(1, Ordering::SeqCst);
+                out.line(&line);
+            }
+            Job::Hash(mib) => {
+                if let Err(e) = searcher.set_hash(mib) {
+                    out.error(&format!("option Hash: {e}; using 16 MiB"));
+                }
+            }
+            Job::Evaluator(e) => searcher.set_evaluator(e),
+            Job::MultiPv(n) => searcher.set_multipv(n),
+            Job::Overhead(d) => searcher.set_overhead(d),
+            Job::Tablebase(tb) => searcher.set_tablebase(tb),
+            Job::NewGame => searcher.clear(),
+            Job::Ready => out.line("readyok"),
+            Job::Quit => break,
+        }
+    }
+}
