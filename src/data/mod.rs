@@ -9,6 +9,7 @@ pub mod csv;
 pub mod epd;
 pub mod fen;
 pub mod pgn;
+pub mod puzzles;
 
 pub use fen::{FenError, Leniency, normalized_fen, parse_position};
 

@@ -40,7 +40,7 @@ use shakmaty::{Chess, Move, Position};
 use order::{CheckInfo, NO_MOVE, child_hash, position_hash, static_order_key, unpack};
 
 /// The longest mate the search accepts (bounds stored in the table are `u8`).
-pub const MAX_MATE_MOVES: u32 = 100;
+pub const MAX_MATE_MOVES: u32 = crate::data::puzzles::MAX_MATE_MOVES;
 
 /// Default transposition table size in MiB.
 pub const DEFAULT_TT_MB: usize = 32;
