@@ -1,9 +1,22 @@
 //! chessgraph: study chess positions with data.
 //!
-//! The library follows the pipeline: [`data`] reads input formats, [`db`] stores
-//! positions in SQLite, [`graph`] computes the attack/defense graph and features.
+//! The library is the pipeline, module by module, each using only those before it:
+//!
+//! 1. [`data`]: input formats (CSV, PGN with `[%eval]`, EPD, puzzles), the one FEN entry
+//!    point ([`data::fen`]), labels and game results.
+//! 2. [`db`]: the SQLite store: migrations, import, analyze, stats, labels per labeller,
+//!    stored evaluators and measurement runs.
+//! 3. [`graph`]: the attack/defense graph and the study's features.
+//! 4. [`fit`]: the train/valid/test split, the study's linear and logistic regressions,
+//!    metrics (Kendall τ, Texel loss, K).
+//! 5. [`eval`]: the evaluator — linear terms with tapered weights, or an NNUE — its file
+//!    format and built-ins; [`nnue`]: the network, its accumulators and its CPU trainer.
+//! 6. [`search`]: the engine's alpha-beta search, quiescence, mate search; [`tune`]: Texel
+//!    tuning of the linear evaluator on quiescence leaves.
+//! 7. [`uci`]: the UCI engine loop, and a client for other engines.
+//! 8. [`datagen`]: self-play training data; [`label`]: labelling with any UCI engine.
+//! 9. [`measure`]: puzzles, evaluator comparisons, matches; [`heatmap`] and [`report`].
 
-pub mod bench;
 pub mod data;
 pub mod datagen;
 pub mod db;
@@ -13,6 +26,7 @@ pub mod fit;
 pub mod graph;
 pub mod heatmap;
 pub mod label;
+pub mod measure;
 pub mod nnue;
 pub mod report;
 pub mod search;

@@ -5,10 +5,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use chessgraph::bench::evaluate::{self, Sample};
 use chessgraph::data::{Format, Pov, ReadOptions};
 use chessgraph::db::evaluators;
 use chessgraph::fit::split::Part;
+use chessgraph::measure::evaluate::{self, Sample};
 use chessgraph::tune::DEFAULT_K;
 
 /// Arguments of `chessgraph eval`.

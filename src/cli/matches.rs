@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
-use chessgraph::bench::matches::{self, EngineSpec, MatchOptions, TimeControl};
+use chessgraph::measure::matches::{self, EngineSpec, MatchOptions, TimeControl};
 
 /// Arguments of `chessgraph match`.
 #[derive(clap::Args)]

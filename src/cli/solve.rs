@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use chessgraph::bench::puzzles::{self, REPORT_HEADER, Solver, Summary};
+use chessgraph::measure::puzzles::{self, REPORT_HEADER, Solver, Summary};
 
 /// Arguments of `chessgraph solve`.
 #[derive(clap::Args)]

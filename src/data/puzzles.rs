@@ -1,5 +1,5 @@
 //! Chess puzzles as files: reading them (EPD and PGN) into positions with their expected
-//! or refuted moves. Solving them is [`crate::bench::puzzles`].
+//! or refuted moves. Solving them is [`crate::measure::puzzles`].
 //!
 //! - EPD: `<board> <side> <castling> <ep> dm N; bm <SAN>…; am <SAN>…; id "<name>";`.
 //!   `dm N` (side to move mates in N) makes a mate problem; `bm`/`am` give the expected
