@@ -1,13 +1,14 @@
 //! `chessgraph datagen`: self-play games at fixed nodes per move, stored as a source of
 //! labelled positions.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
 use chessgraph::data::fen::{self, Leniency};
+use chessgraph::data::openings::read_openings;
 use chessgraph::datagen::opening::{OpeningBook, Openings};
 use chessgraph::datagen::{self, Counts, Options};
 use chessgraph::db::import::GeneratedSource;
@@ -181,35 +182,4 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         summary.duplicates
     )?;
     Ok(())
-}
-
-/// Reads start positions, one FEN or EPD (first four fields used) per line; `#` comments
-/// and blank lines are skipped.
-fn read_openings(path: &Path) -> anyhow::Result<Vec<shakmaty::Chess>> {
-    let file =
-        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let mut list = Vec::new();
-    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.with_context(|| format!("{}: line {}", path.display(), i + 1))?;
-        let text = line.trim();
-        if text.is_empty() || text.starts_with('#') {
-            continue;
-        }
-        let fields: Vec<&str> = text.split_whitespace().collect();
-        // FEN (6 fields) or EPD (4 fields then operations).
-        let fen_text = if fields.len() >= 6 && fields[4].parse::<u32>().is_ok() {
-            fields[..6].join(" ")
-        } else {
-            fields[..fields.len().min(4)].join(" ")
-        };
-        let pos = fen::parse(&fen_text, Leniency::DropCastling)
-            .with_context(|| format!("{}: line {}", path.display(), i + 1))?;
-        list.push(pos);
-    }
-    anyhow::ensure!(
-        !list.is_empty(),
-        "{}: no start positions in the file",
-        path.display()
-    );
-    Ok(list)
 }

@@ -40,7 +40,7 @@ pub struct Args {
     /// Fixed node count per move.
     #[arg(long, value_name = "N")]
     nodes: Option<u64>,
-    /// Start positions: a file of FENs, EPD lines or FEN,eval CSV rows [default: 200-odd balanced positions from the shared sample's games].
+    /// Start positions: a file of FENs, EPD lines or FEN,eval CSV rows [default: 1,093 balanced positions from the shared sample's games, assets/openings/balanced.epd].
     #[arg(long, value_name = "FILE")]
     openings: Option<PathBuf>,
     /// Adjudicate a draw after this many plies.

@@ -5,13 +5,18 @@
 //! forfeit, an engine failure, or adjudication as a draw after `max_plies`.
 //!
 //! Each opening is played twice with colours swapped, so an opening's bias cancels out.
+//!
+//! Files: this one (engines, clocks, the referee's game loop), `record` (game records,
+//! PGN, summary, Elo). Openings are read by [`crate::data::openings`].
 
-use std::path::Path;
+mod record;
+
+pub use crate::data::openings::{default_openings, parse_openings, read_openings};
+pub use record::{GameRecord, Summary, Termination, elo};
+
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
 use shakmaty::fen::Fen;
-use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, KnownOutcome, Move, Outcome, Position};
 
@@ -108,195 +113,6 @@ pub struct MatchOptions {
     pub openings: Vec<Chess>,
     /// Adjudicate a draw after this many plies.
     pub max_plies: u32,
-}
-
-/// Why a game ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Termination {
-    /// Checkmate.
-    Checkmate,
-    /// Stalemate.
-    Stalemate,
-    /// Neither side can mate.
-    InsufficientMaterial,
-    /// The same position a third time.
-    Repetition,
-    /// Fifty moves without a capture or a pawn move.
-    FiftyMoves,
-    /// Adjudicated a draw at the ply limit.
-    MaxPlies,
-    /// An engine played an illegal or unreadable move (the text).
-    IllegalMove(String),
-    /// An engine exceeded its clock.
-    TimeForfeit,
-    /// An engine crashed, hung or broke the protocol (what happened).
-    EngineFailure(String),
-}
-
-impl Termination {
-    /// Short name for output and the PGN `Termination` tag.
-    pub fn describe(&self) -> String {
-        match self {
-            Termination::Checkmate => "checkmate".into(),
-            Termination::Stalemate => "stalemate".into(),
-            Termination::InsufficientMaterial => "insufficient material".into(),
-            Termination::Repetition => "threefold repetition".into(),
-            Termination::FiftyMoves => "fifty-move rule".into(),
-            Termination::MaxPlies => "adjudicated draw (ply limit)".into(),
-            Termination::IllegalMove(m) => format!("illegal move {m:?}"),
-            Termination::TimeForfeit => "time forfeit".into(),
-            Termination::EngineFailure(why) => format!("engine failure: {why}"),
-        }
-    }
-}
-
-/// One finished game.
-#[derive(Clone, Debug)]
-pub struct GameRecord {
-    /// 1-based game number.
-    pub number: usize,
-    /// Index (0 or 1) of the engine that had White.
-    pub white: usize,
-    /// Start position.
-    pub start: Chess,
-    /// The moves played.
-    pub moves: Vec<Move>,
-    /// Score of White: 1, 0.5 or 0.
-    pub white_score: f64,
-    /// Why it ended.
-    pub termination: Termination,
-}
-
-impl GameRecord {
-    /// Score of engine `i` in this game.
-    pub fn score_of(&self, i: usize) -> f64 {
-        if i == self.white {
-            self.white_score
-        } else {
-            1.0 - self.white_score
-        }
-    }
-
-    /// The PGN result string.
-    pub fn result(&self) -> &'static str {
-        match self.white_score {
-            s if s > 0.75 => "1-0",
-            s if s < 0.25 => "0-1",
-            _ => "1/2-1/2",
-        }
-    }
-
-    /// The game as PGN (SAN moves, the start position in a `FEN` tag).
-    pub fn pgn(&self, names: [&str; 2], tc: &str) -> String {
-        let fen = Fen::from_position(&self.start, EnPassantMode::Legal);
-        let mut out = format!(
-            "[Event \"chessgraph match\"]\n[Round \"{}\"]\n[White \"{}\"]\n[Black \"{}\"]\n\
-             [Result \"{}\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]\n[TimeControl \"{tc}\"]\n\
-             [PlyCount \"{}\"]\n[Termination \"{}\"]\n\n",
-            self.number,
-            names[self.white],
-            names[1 - self.white],
-            self.result(),
-            self.moves.len(),
-            self.termination.describe().replace('"', "'"),
-        );
-        let mut pos = self.start.clone();
-        let mut line = String::new();
-        for (i, &m) in self.moves.iter().enumerate() {
-            let number = if pos.turn() == Color::White {
-                format!("{}. ", pos.fullmoves())
-            } else if i == 0 {
-                format!("{}... ", pos.fullmoves())
-            } else {
-                String::new()
-            };
-            let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
-            let token = format!("{number}{san} ");
-            if line.len() + token.len() > 80 {
-                out.push_str(line.trim_end());
-                out.push('\n');
-                line.clear();
-            }
-            line.push_str(&token);
-        }
-        line.push_str(self.result());
-        out.push_str(&line);
-        out.push_str("\n\n");
-        out
-    }
-}
-
-/// The match so far, from the first engine's side.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct Summary {
-    /// Games played.
-    pub games: usize,
-    /// Wins of the first engine.
-    pub wins: usize,
-    /// Draws.
-    pub draws: usize,
-    /// Losses of the first engine.
-    pub losses: usize,
-    /// The first engine's score, 0..1.
-    pub score: f64,
-    /// Elo difference of the first engine over the second (NaN at 0 % or 100 %).
-    pub elo: f64,
-    /// Half-width of the 95 % confidence interval of `elo` (NaN when undefined).
-    pub elo_95: f64,
-    /// Games lost by an illegal move, by each engine.
-    pub illegal_moves: [usize; 2],
-    /// Games lost on time, by each engine.
-    pub time_losses: [usize; 2],
-    /// Games lost by an engine failure, by each engine.
-    pub failures: [usize; 2],
-    /// Mean game length in plies.
-    pub mean_plies: f64,
-}
-
-impl Summary {
-    fn add(&mut self, g: &GameRecord, loser: Option<usize>) {
-        let plies_total = self.mean_plies * self.games as f64 + g.moves.len() as f64;
-        self.games += 1;
-        self.mean_plies = plies_total / self.games as f64;
-        match g.score_of(0) {
-            s if s > 0.75 => self.wins += 1,
-            s if s < 0.25 => self.losses += 1,
-            _ => self.draws += 1,
-        }
-        if let Some(l) = loser {
-            match g.termination {
-                Termination::IllegalMove(_) => self.illegal_moves[l] += 1,
-                Termination::TimeForfeit => self.time_losses[l] += 1,
-                Termination::EngineFailure(_) => self.failures[l] += 1,
-                _ => {}
-            }
-        }
-        (self.score, self.elo, self.elo_95) = elo(self.wins, self.draws, self.losses);
-    }
-}
-
-/// Score, Elo difference and the half-width of its 95 % interval from a win/draw/loss
-/// record (normal approximation of the mean game score).
-pub fn elo(wins: usize, draws: usize, losses: usize) -> (f64, f64, f64) {
-    let n = (wins + draws + losses) as f64;
-    if n == 0.0 {
-        return (f64::NAN, f64::NAN, f64::NAN);
-    }
-    let s = (wins as f64 + 0.5 * draws as f64) / n;
-    let to_elo = |p: f64| {
-        if p <= 0.0 || p >= 1.0 {
-            f64::NAN
-        } else {
-            -400.0 * (1.0 / p - 1.0).log10()
-        }
-    };
-    let var = (wins as f64 * (1.0 - s).powi(2)
-        + draws as f64 * (0.5 - s).powi(2)
-        + losses as f64 * s.powi(2))
-        / n;
-    let se = (var / n).sqrt();
-    let (lo, hi) = (to_elo(s - 1.96 * se), to_elo(s + 1.96 * se));
-    (s, to_elo(s), (hi - lo) / 2.0)
 }
 
 /// Starts engine `spec` (handshake, options, `isready`); failures name the engine and
@@ -518,71 +334,6 @@ fn go_command(
     }
 }
 
-/// Start positions from a file of FENs or EPD lines (one per line, `#` comments, blank
-/// lines skipped; the first four or six FEN fields are used). Errors name the line.
-pub fn read_openings(path: &Path) -> Result<Vec<Chess>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    parse_openings(&text)
-        .map_err(|(line, why)| Error::Invalid(format!("{}:{line}: {why}", path.display())))
-}
-
-/// [`read_openings`] on a text.
-pub fn parse_openings(text: &str) -> std::result::Result<Vec<Chess>, (usize, String)> {
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim().trim_start_matches('\u{feff}');
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        // A CSV row (`fen,eval`) or an EPD line: the FEN fields come first.
-        let fields: Vec<&str> = line
-            .split(',')
-            .next()
-            .unwrap_or("")
-            .split_whitespace()
-            .collect();
-        if fields.len() < 4 || fields[0].eq_ignore_ascii_case("fen") {
-            if i == 0
-                && fields
-                    .first()
-                    .is_some_and(|f| f.eq_ignore_ascii_case("fen"))
-            {
-                continue; // a CSV header
-            }
-            return Err((i + 1, format!("not a FEN: {line:?}")));
-        }
-        let fen = if fields.len() >= 6 && fields[4].parse::<u32>().is_ok() {
-            fields[..6].join(" ")
-        } else {
-            fields[..4].join(" ")
-        };
-        let pos = crate::data::parse_position(&fen).map_err(|e| (i + 1, e.to_string()))?;
-        if pos.is_game_over() {
-            return Err((i + 1, "the game is already over in this position".into()));
-        }
-        out.push(pos);
-    }
-    if out.is_empty() {
-        return Err((0, "no positions".into()));
-    }
-    Ok(out)
-}
-
-/// The built-in openings: the positions of `tests/fixtures/eval-positions-2k.csv` (from
-/// the shared sample's games) that Stockfish scored within ±80 cp, in file order.
-pub fn default_openings() -> Vec<Chess> {
-    include_str!("../../tests/fixtures/eval-positions-2k.csv")
-        .lines()
-        .skip(1)
-        .filter_map(|line| {
-            let (fen, eval) = line.rsplit_once(',')?;
-            let cp: i32 = eval.trim_start_matches('+').parse().ok()?;
-            (cp.abs() <= 80).then(|| crate::data::parse_position(fen).ok())?
-        })
-        .filter(|p| !p.is_game_over())
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -631,26 +382,6 @@ mod tests {
         assert!((err - want).abs() < 1e-9, "{err} vs {want}");
         let (s, e, _) = elo(0, 10, 0);
         assert_eq!((s, e), (0.5, 0.0));
-    }
-
-    #[test]
-    fn openings_parse_with_line_numbers() {
-        let text = "FEN,Evaluation\n\
-                    rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1,+20\n\
-                    # a comment\n\
-                    \n\
-                    4k3/8/8/8/8/8/8/4K2R w K - bm Rh8+; id \"x\";\n";
-        let p = parse_openings(text).unwrap();
-        assert_eq!(p.len(), 2);
-        let err =
-            parse_openings("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -\nnonsense\n")
-                .unwrap_err();
-        assert_eq!(err.0, 2);
-        // Checkmate already on the board.
-        let err = parse_openings("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3")
-            .unwrap_err();
-        assert!(err.1.contains("over"), "{err:?}");
-        assert!(default_openings().len() > 100);
     }
 
     #[test]

@@ -1,0 +1,196 @@
+//! What a match produces: game records with their termination and PGN, the running
+//! summary, and the Elo estimate.
+
+use serde::Serialize;
+use shakmaty::fen::Fen;
+use shakmaty::san::SanPlus;
+use shakmaty::{Chess, Color, EnPassantMode, Move, Position};
+
+/// Why a game ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Termination {
+    /// Checkmate.
+    Checkmate,
+    /// Stalemate.
+    Stalemate,
+    /// Neither side can mate.
+    InsufficientMaterial,
+    /// The same position a third time.
+    Repetition,
+    /// Fifty moves without a capture or a pawn move.
+    FiftyMoves,
+    /// Adjudicated a draw at the ply limit.
+    MaxPlies,
+    /// An engine played an illegal or unreadable move (the text).
+    IllegalMove(String),
+    /// An engine exceeded its clock.
+    TimeForfeit,
+    /// An engine crashed, hung or broke the protocol (what happened).
+    EngineFailure(String),
+}
+
+impl Termination {
+    /// Short name for output and the PGN `Termination` tag.
+    pub fn describe(&self) -> String {
+        match self {
+            Termination::Checkmate => "checkmate".into(),
+            Termination::Stalemate => "stalemate".into(),
+            Termination::InsufficientMaterial => "insufficient material".into(),
+            Termination::Repetition => "threefold repetition".into(),
+            Termination::FiftyMoves => "fifty-move rule".into(),
+            Termination::MaxPlies => "adjudicated draw (ply limit)".into(),
+            Termination::IllegalMove(m) => format!("illegal move {m:?}"),
+            Termination::TimeForfeit => "time forfeit".into(),
+            Termination::EngineFailure(why) => format!("engine failure: {why}"),
+        }
+    }
+}
+
+/// One finished game.
+#[derive(Clone, Debug)]
+pub struct GameRecord {
+    /// 1-based game number.
+    pub number: usize,
+    /// Index (0 or 1) of the engine that had White.
+    pub white: usize,
+    /// Start position.
+    pub start: Chess,
+    /// The moves played.
+    pub moves: Vec<Move>,
+    /// Score of White: 1, 0.5 or 0.
+    pub white_score: f64,
+    /// Why it ended.
+    pub termination: Termination,
+}
+
+impl GameRecord {
+    /// Score of engine `i` in this game.
+    pub fn score_of(&self, i: usize) -> f64 {
+        if i == self.white {
+            self.white_score
+        } else {
+            1.0 - self.white_score
+        }
+    }
+
+    /// The PGN result string.
+    pub fn result(&self) -> &'static str {
+        match self.white_score {
+            s if s > 0.75 => "1-0",
+            s if s < 0.25 => "0-1",
+            _ => "1/2-1/2",
+        }
+    }
+
+    /// The game as PGN (SAN moves, the start position in a `FEN` tag).
+    pub fn pgn(&self, names: [&str; 2], tc: &str) -> String {
+        let fen = Fen::from_position(&self.start, EnPassantMode::Legal);
+        let mut out = format!(
+            "[Event \"chessgraph match\"]\n[Round \"{}\"]\n[White \"{}\"]\n[Black \"{}\"]\n\
+             [Result \"{}\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]\n[TimeControl \"{tc}\"]\n\
+             [PlyCount \"{}\"]\n[Termination \"{}\"]\n\n",
+            self.number,
+            names[self.white],
+            names[1 - self.white],
+            self.result(),
+            self.moves.len(),
+            self.termination.describe().replace('"', "'"),
+        );
+        let mut pos = self.start.clone();
+        let mut line = String::new();
+        for (i, &m) in self.moves.iter().enumerate() {
+            let number = if pos.turn() == Color::White {
+                format!("{}. ", pos.fullmoves())
+            } else if i == 0 {
+                format!("{}... ", pos.fullmoves())
+            } else {
+                String::new()
+            };
+            let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
+            let token = format!("{number}{san} ");
+            if line.len() + token.len() > 80 {
+                out.push_str(line.trim_end());
+                out.push('\n');
+                line.clear();
+            }
+            line.push_str(&token);
+        }
+        line.push_str(self.result());
+        out.push_str(&line);
+        out.push_str("\n\n");
+        out
+    }
+}
+
+/// The match so far, from the first engine's side.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Summary {
+    /// Games played.
+    pub games: usize,
+    /// Wins of the first engine.
+    pub wins: usize,
+    /// Draws.
+    pub draws: usize,
+    /// Losses of the first engine.
+    pub losses: usize,
+    /// The first engine's score, 0..1.
+    pub score: f64,
+    /// Elo difference of the first engine over the second (NaN at 0 % or 100 %).
+    pub elo: f64,
+    /// Half-width of the 95 % confidence interval of `elo` (NaN when undefined).
+    pub elo_95: f64,
+    /// Games lost by an illegal move, by each engine.
+    pub illegal_moves: [usize; 2],
+    /// Games lost on time, by each engine.
+    pub time_losses: [usize; 2],
+    /// Games lost by an engine failure, by each engine.
+    pub failures: [usize; 2],
+    /// Mean game length in plies.
+    pub mean_plies: f64,
+}
+
+impl Summary {
+    pub(super) fn add(&mut self, g: &GameRecord, loser: Option<usize>) {
+        let plies_total = self.mean_plies * self.games as f64 + g.moves.len() as f64;
+        self.games += 1;
+        self.mean_plies = plies_total / self.games as f64;
+        match g.score_of(0) {
+            s if s > 0.75 => self.wins += 1,
+            s if s < 0.25 => self.losses += 1,
+            _ => self.draws += 1,
+        }
+        if let Some(l) = loser {
+            match g.termination {
+                Termination::IllegalMove(_) => self.illegal_moves[l] += 1,
+                Termination::TimeForfeit => self.time_losses[l] += 1,
+                Termination::EngineFailure(_) => self.failures[l] += 1,
+                _ => {}
+            }
+        }
+        (self.score, self.elo, self.elo_95) = elo(self.wins, self.draws, self.losses);
+    }
+}
+
+/// Score, Elo difference and the half-width of its 95 % interval from a win/draw/loss
+/// record (normal approximation of the mean game score).
+pub fn elo(wins: usize, draws: usize, losses: usize) -> (f64, f64, f64) {
+    let n = (wins + draws + losses) as f64;
+    if n == 0.0 {
+        return (f64::NAN, f64::NAN, f64::NAN);
+    }
+    let s = (wins as f64 + 0.5 * draws as f64) / n;
+    let to_elo = |p: f64| {
+        if p <= 0.0 || p >= 1.0 {
+            f64::NAN
+        } else {
+            -400.0 * (1.0 / p - 1.0).log10()
+        }
+    };
+    let var = (wins as f64 * (1.0 - s).powi(2)
+        + draws as f64 * (0.5 - s).powi(2)
+        + losses as f64 * s.powi(2))
+        / n;
+    let se = (var / n).sqrt();
+    let (lo, hi) = (to_elo(s - 1.96 * se), to_elo(s + 1.96 * se));
+    (s, to_elo(s), (hi - lo) / 2.0)
+}
