@@ -266,9 +266,14 @@ cgtest!(
         e.send("stop");
         let m = e.bestmove().expect("a move");
         assert!(m.to_move(&Chess::default()).is_ok(), "{m}");
+        let sent = std::time::Instant::now();
         e.send("go mate 5 movetime 100");
         let m = e.bestmove().expect("a move");
         assert!(m.to_move(&Chess::default()).is_ok(), "{m}");
+        // Ended by the movetime, not by the harness's patience: a bound on correctness
+        // (generous for a loaded machine), not a speed measurement.
+        let took = sent.elapsed();
+        assert!(took < std::time::Duration::from_secs(3), "{took:?}");
         e.quit();
     }
 );

@@ -100,12 +100,19 @@ pub fn fixture(name: &str) -> String {
         .to_string()
 }
 
-/// Path of a file under `../shared/data/` if it exists (tests that need it skip otherwise).
+/// Path of a file under `../shared/data/` if it exists. A test that needs it and does not
+/// find it skips, and says so on stderr (shown with `--nocapture`, and counted by
+/// nothing: a skipped check must not look like a passed one in the log).
 pub fn shared(name: &str) -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/data")
         .join(name);
-    p.exists().then_some(p)
+    if p.exists() {
+        Some(p)
+    } else {
+        eprintln!("skipped: ../shared/data/{name} not found");
+        None
+    }
 }
 
 /// Defines a test that gets a fresh [`Dir`]: `cgtest!(name, |dir| { ... });`
