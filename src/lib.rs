@@ -17,6 +17,8 @@
 //! 8. [`datagen`]: self-play training data; [`label`]: labelling with any UCI engine.
 //! 9. [`measure`]: puzzles, evaluator comparisons, matches; [`heatmap`] and [`report`].
 
+#![warn(missing_docs)]
+
 pub mod data;
 pub mod datagen;
 pub mod db;

@@ -329,7 +329,7 @@ impl Evaluator {
         Evaluator::load(path)
     }
 
-    /// Reads an evaluator file (see [`file`]) or a network file (see
+    /// Reads an evaluator file (see [`mod@file`]) or a network file (see
     /// [`crate::nnue::network`]; named after the file).
     pub fn load(path: &Path) -> Result<Evaluator> {
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
@@ -350,7 +350,7 @@ impl Evaluator {
     }
 
     /// Writes the evaluator: a network evaluator as a network file, a linear one as an
-    /// evaluator file (see [`file`]).
+    /// evaluator file (see [`mod@file`]).
     pub fn save(&self, path: &Path) -> Result<()> {
         match &self.network {
             Some(net) => net.save(path).map_err(|e| Error::io(path, e)),

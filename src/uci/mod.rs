@@ -1,7 +1,7 @@
 //! The UCI protocol: command parsing ([`parse`]) and the engine loop ([`run`]).
 //!
 //! Architecture (after Rustic): the thread calling [`run`] reads standard input and keeps
-//! the current position; a search thread owns the [`Searcher`] and receives jobs over a
+//! the current position; a search thread owns the [`Searcher`](crate::search::Searcher) and receives jobs over a
 //! channel. `stop`, `ponderhit` and `quit` act through atomic flags shared with the search,
 //! so they work at any time, also during `go infinite`. `isready` is answered at once while
 //! searching, otherwise after the jobs queued before it (such as a Hash resize). Both

@@ -9,6 +9,7 @@ use shakmaty::uci::UciMove;
 
 use crate::search::Info;
 
+/// Shared, line-flushed output.
 #[derive(Clone)]
 pub struct Output(Arc<Mutex<Box<dyn Write + Send>>>);
 
