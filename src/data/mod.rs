@@ -390,6 +390,21 @@ pub fn broken_input(line: u64, error: &io::Error) -> Reject {
     Reject::new(line, "", format!("input ends or breaks here: {error}"))
 }
 
+/// Every item a reader makes of `text` (tests of the readers).
+#[cfg(test)]
+pub(crate) fn collect_items(
+    read: impl FnOnce(&[u8], &mut dyn Sink) -> Result<()>,
+    text: &str,
+) -> Vec<Item> {
+    let mut out = Vec::new();
+    read(text.as_bytes(), &mut |i| {
+        out.push(i);
+        Ok(())
+    })
+    .expect("reading from memory does not fail");
+    out
+}
+
 /// Cuts `s` to at most `max` characters (on a char boundary).
 pub fn cut(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {

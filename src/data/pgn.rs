@@ -291,13 +291,7 @@ mod tests {
     use super::*;
 
     fn items(text: &str) -> Vec<Item> {
-        let mut out = Vec::new();
-        read(text.as_bytes(), &mut |i| {
-            out.push(i);
-            Ok(())
-        })
-        .unwrap();
-        out
+        crate::data::collect_items(|b, s| read(b, s), text)
     }
 
     #[test]

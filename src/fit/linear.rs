@@ -125,12 +125,7 @@ pub fn ols(x: &Array2<f64>, y: &[f64], names: &[String]) -> Result<LinearModel> 
     let mut model = LinearModel {
         coefficients: coefficients
             .into_iter()
-            .map(|(name, estimate)| Coefficient {
-                name,
-                estimate,
-                std_error: f64::NAN,
-                statistic: f64::NAN,
-            })
+            .map(|(name, estimate)| Coefficient::estimate(name, estimate))
             .collect(),
         sigma: f64::NAN,
     };

@@ -120,12 +120,7 @@ pub fn fit(x: &Array2<f64>, y: &[bool], names: &[String]) -> Result<LogisticMode
         coefficients: std::iter::once("intercept".to_string())
             .chain(names.iter().cloned())
             .zip(estimates)
-            .map(|(name, estimate)| Coefficient {
-                name,
-                estimate,
-                std_error: f64::NAN,
-                statistic: f64::NAN,
-            })
+            .map(|(name, estimate)| Coefficient::estimate(name, estimate))
             .collect(),
     };
     // Wald: the inverse of the penalized observed information [1 x]ᵀ W [1 x] + P, with

@@ -333,6 +333,18 @@ pub struct Coefficient {
     pub statistic: f64,
 }
 
+impl Coefficient {
+    /// An estimate whose standard error is not computed yet.
+    pub fn estimate(name: String, estimate: f64) -> Coefficient {
+        Coefficient {
+            name,
+            estimate,
+            std_error: f64::NAN,
+            statistic: f64::NAN,
+        }
+    }
+}
+
 /// The part of a fit every kind shares, as stored in `fits`.
 #[derive(Clone, Debug, Serialize)]
 pub struct FitRecord {
