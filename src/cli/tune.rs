@@ -63,6 +63,11 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(args.max_steps >= 1, "--max-steps must be at least 1");
     let start_eval = evaluators::resolve(db_path, &args.start)
         .with_context(|| format!("--start {}", args.start))?;
+    anyhow::ensure!(
+        start_eval.is_linear(),
+        "--start {}: a network evaluator has no terms to tune (train networks with `chessgraph train`)",
+        args.start
+    );
     let name = match args.name {
         Some(n) if n.trim().is_empty() => anyhow::bail!("--name must not be empty"),
         Some(n) => n,

@@ -68,6 +68,12 @@ pub fn fit_to_evaluator(
             MAPPED.join(", ")
         )));
     }
+    if !base.is_linear() {
+        return Err(Error::Invalid(format!(
+            "--base {}: a network evaluator has no terms to put the fit's weights in",
+            base.name()
+        )));
+    }
     let mut weights = base.weights().clone();
     let mut intercept = 0.0;
     for c in &coefs {

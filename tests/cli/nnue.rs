@@ -206,3 +206,14 @@ cgtest!(train_and_network_errors, |dir| {
         assert!(err.contains(file) && err.contains(what), "{file}: {err}");
     }
 });
+
+cgtest!(linear_only_commands_refuse_a_network, |dir| {
+    dir.ok(&["import", &fixture("three-games.pgn")]);
+    let out = dir.run(&["tune", "--start", "nnue", "--max-steps", "1"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("network evaluator has no terms"), "{err}");
+    // Everything that only evaluates takes it like any evaluator.
+    let out = dir.ok(&["eval", "--evaluator", "nnue,material", "--part", "all"]);
+    assert!(out.contains("nnue") && out.contains("material"), "{out}");
+});
