@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use chessgraph::data::{Format, Pov, ReadOptions};
 use chessgraph::db::evaluators;
+use chessgraph::db::labels::LabelChoice;
 use chessgraph::fit::split::Part;
 use chessgraph::measure::evaluate::{self, Sample};
-use chessgraph::tune::DEFAULT_K;
 
 /// Arguments of `chessgraph eval`.
 #[derive(clap::Args)]
@@ -37,9 +37,12 @@ pub struct Args {
     /// Evaluate only this many positions (from the database: a fixed pseudo-random sample; from a file: the first N).
     #[arg(long, value_name = "N")]
     sample: Option<usize>,
-    /// K of the Texel loss σ(K·cp) [default: the K fitted with the first tuned evaluator given, else ln(10)/400].
+    /// K of the Texel loss σ(K·cp), the same for every evaluator [default: fitted on the positions' labels and game results, else ln(10)/400].
     #[arg(long, value_name = "K")]
     k: Option<f64>,
+    /// Labels to measure against, in order of preference: `imported` or labeller names given to `chessgraph label`.
+    #[arg(long, default_value = "imported", value_name = "NAME,..")]
+    labels: String,
     /// Also search every position to this depth (plies, 1..=20) and measure that score too.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=20))]
     depth: Option<u32>,
@@ -100,7 +103,8 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             };
             let conn =
                 super::open_existing(db_path, "`chessgraph import FILE` (or give --input FILE)")?;
-            let samples = evaluate::read_db(&conn, part, args.sample)
+            let labels = LabelChoice::parse(&args.labels)?;
+            let samples = evaluate::read_db(&conn, part, args.sample, &labels)
                 .with_context(|| format!("reading positions from {}", db_path.display()))?;
             (
                 samples,
@@ -114,13 +118,11 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             anyhow::ensure!(k > 0.0 && k.is_finite(), "--k must be positive");
             k
         }
-        None => evals
-            .iter()
-            .find_map(|e| e.provenance().extra.get("k").and_then(|v| v.as_f64()))
-            .unwrap_or(DEFAULT_K),
+        // One K for every evaluator: fitted on these positions' labels and results.
+        None => evaluate::fit_k(&samples),
     };
     let mut reports = Vec::new();
-    for e in &evals {
+    for (e, typed) in evals.iter().zip(&args.evaluator) {
         let scores = evaluate::score(e, &samples, args.depth);
         if let Some(path) = &args.output {
             let file = std::fs::File::create(path)
@@ -128,13 +130,8 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             evaluate::write_csv(std::io::BufWriter::new(file), &samples, &scores)
                 .with_context(|| format!("writing {}", path.display()))?;
         }
-        reports.push(evaluate::measure(
-            e.name(),
-            &samples,
-            &scores,
-            args.depth,
-            k,
-        ));
+        // Rows are named as the user typed them: two files may hold evaluators of one name.
+        reports.push(evaluate::measure(typed, &samples, &scores, args.depth, k));
     }
     record(db_path, &source, &reports);
     print(&reports, &samples, &source, args.json)

@@ -10,7 +10,8 @@ use rusqlite::Connection;
 use serde::Serialize;
 use shakmaty::{Chess, EnPassantMode, fen::Fen};
 
-use crate::data::{self, Format, Item, Label, ReadOptions, Reject, parse_position};
+use crate::data::{self, Format, GameResult, Item, Label, ReadOptions, Reject, parse_position};
+use crate::db::labels::LabelChoice;
 use crate::eval::Evaluator;
 use crate::fit::metrics::{kendall_tau_b, pearson, rmse, texel_loss};
 use crate::fit::split::{self, Part};
@@ -24,6 +25,26 @@ pub struct Sample {
     pub pos: Chess,
     /// Reference evaluation, White's point of view.
     pub label: Label,
+    /// The game's result, when known (for fitting K).
+    pub result: Option<GameResult>,
+}
+
+/// K of σ(K·cp) for the Texel loss of `samples`: fitted once on their centipawn labels and
+/// game results (so every evaluator measured on them gets the same K), or ln(10)/400 when
+/// fewer than 200 have both.
+pub fn fit_k(samples: &[Sample]) -> f64 {
+    let pairs: Vec<(f64, f64)> = samples
+        .iter()
+        .filter_map(|s| match (s.label, s.result) {
+            (Label::Cp(cp), Some(r)) => Some((f64::from(cp), r.white_score())),
+            _ => None,
+        })
+        .collect();
+    if pairs.len() < 200 {
+        crate::tune::DEFAULT_K
+    } else {
+        crate::fit::metrics::fit_k(&pairs)
+    }
 }
 
 /// Reads positions and labels from a CSV, EPD or PGN file (`-`: standard input).
@@ -44,6 +65,7 @@ pub fn read_file(
                     Ok(pos) => samples.push(Sample {
                         pos,
                         label: row.label,
+                        result: row.result,
                     }),
                     Err(e) => rejects.push(Reject::new(row.line, &row.fen_input, e.to_string())),
                 }
@@ -58,36 +80,49 @@ pub fn read_file(
 
 /// Reads the positions of one part of the database's split (all parts when `None`), or a
 /// deterministic sample of `limit` of them (by a hash of the FEN, so the same positions
-/// every time).
-pub fn read_db(conn: &Connection, part: Option<Part>, limit: Option<usize>) -> Result<Vec<Sample>> {
+/// every time), with the labels `labels` chooses.
+pub fn read_db(
+    conn: &Connection,
+    part: Option<Part>,
+    limit: Option<usize>,
+    labels: &LabelChoice,
+) -> Result<Vec<Sample>> {
+    labels.check(conn)?;
     split::ensure(conn)?;
-    let mut stmt = conn.prepare(
-        "SELECT p.fen, p.eval_cp, p.mate FROM positions p \
-         JOIN splits s ON s.position_id = p.id \
-         WHERE ?1 IS NULL OR s.part = ?1 ORDER BY p.id",
-    )?;
-    let mut rows: Vec<(String, Label)> = stmt
-        .query_map([part.map(Part::as_str)], |r| {
+    let sql = labels.sql();
+    // The part is the last parameter, after the labellers' names.
+    let n = labels.params().len() + 1;
+    let mut stmt = conn.prepare(&format!(
+        "SELECT p.fen, {}, {}, p.result FROM positions p \
+         JOIN splits s ON s.position_id = p.id{} \
+         WHERE ?{n} IS NULL OR s.part = ?{n} ORDER BY p.id",
+        sql.eval_cp, sql.mate, sql.joins
+    ))?;
+    let mut params: Vec<Option<String>> = labels.params().into_iter().map(Some).collect();
+    params.push(part.map(|p| p.as_str().to_owned()));
+    let mut rows: Vec<(String, Label, Option<GameResult>)> = stmt
+        .query_map(rusqlite::params_from_iter(params), |r| {
             let fen: String = r.get(0)?;
             let cp: Option<i32> = r.get(1)?;
             let mate: Option<i32> = r.get(2)?;
+            let result: Option<String> = r.get(3)?;
             let label = match (cp, mate) {
                 (Some(cp), _) => Label::Cp(cp),
                 (None, Some(m)) => Label::Mate(m),
                 _ => Label::None,
             };
-            Ok((fen, label))
+            Ok((fen, label, result.as_deref().and_then(GameResult::parse)))
         })?
         .collect::<std::result::Result<_, _>>()?;
     if let Some(n) = limit {
-        rows.sort_by_cached_key(|(fen, _)| split::bucket_u64(fen, 0x5eed));
+        rows.sort_by_cached_key(|(fen, ..)| split::bucket_u64(fen, 0x5eed));
         rows.truncate(n);
     }
     rows.into_iter()
-        .map(|(fen, label)| {
+        .map(|(fen, label, result)| {
             let pos = parse_position(&fen)
                 .map_err(|e| Error::Invalid(format!("stored position {fen:?}: {e}")))?;
-            Ok(Sample { pos, label })
+            Ok(Sample { pos, label, result })
         })
         .collect()
 }
@@ -248,6 +283,7 @@ mod tests {
         Sample {
             pos: parse_position(fen).unwrap(),
             label,
+            result: None,
         }
     }
 

@@ -217,3 +217,25 @@ cgtest!(linear_only_commands_refuse_a_network, |dir| {
     let out = dir.ok(&["eval", "--evaluator", "nnue,material", "--part", "all"]);
     assert!(out.contains("nnue") && out.contains("material"), "{out}");
 });
+
+cgtest!(eval_names_rows_as_typed_and_uses_one_k, |dir| {
+    dir.ok(&["import", &fixture("three-games.pgn")]);
+    // Two copies of one evaluator under different file names: told apart, and the loss of
+    // each does not depend on which other evaluators are listed.
+    dir.ok(&["export", "seed003", "--out", "a.json"]);
+    dir.ok(&["export", "seed003", "--out", "b.json"]);
+    let json = |evals: &str| -> serde_json::Value {
+        serde_json::from_str(&dir.ok(&["eval", "--evaluator", evals, "--part", "all", "--json"]))
+            .unwrap()
+    };
+    let both = json("a.json,b.json");
+    assert_eq!(both[0]["evaluator"], "a.json");
+    assert_eq!(both[1]["evaluator"], "b.json");
+    let alone = json("b.json");
+    let with_material = json("material,b.json");
+    assert_eq!(alone[0]["k"], with_material[1]["k"]);
+    assert_eq!(
+        alone[0]["static_eval"]["texel_loss"],
+        with_material[1]["static_eval"]["texel_loss"]
+    );
+});
