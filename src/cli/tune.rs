@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use chessgraph::db::evaluators;
+use chessgraph::db::labels::LabelChoice;
 use chessgraph::fit::split::Part;
 use chessgraph::tune::{self, Options, TuneTarget};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -44,6 +45,9 @@ pub struct Args {
     /// Fit the static evaluation of the positions as given, not of their quiescence-search leaves.
     #[arg(long)]
     no_leaves: bool,
+    /// Labels to fit, in order of preference: `imported` or labeller names given to `chessgraph label`.
+    #[arg(long, default_value = "imported", value_name = "NAME,..")]
+    labels: String,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -96,7 +100,8 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     let load_start = Instant::now();
     let leaves = (!args.no_leaves).then_some(&opts.start);
-    let set = tune::load(&conn, leaves).context("reading positions")?;
+    let labels = LabelChoice::parse(&args.labels)?;
+    let set = tune::load(&conn, leaves, &labels).context("reading positions")?;
     anyhow::ensure!(
         !set.is_empty(),
         "the database {} has no positions (run `chessgraph import FILE` first)",

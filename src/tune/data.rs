@@ -7,6 +7,7 @@ use shakmaty::Chess;
 
 use super::{MATE_LABEL_CP, MIN_K_POSITIONS};
 use crate::data::{GameResult, parse_position};
+use crate::db::labels::LabelChoice;
 use crate::eval::{Evaluator, MAX_PHASE, TERM_COUNT, TermList, terms as term_list};
 use crate::fit::split::{self, Part};
 use crate::search::Quiescence;
@@ -86,14 +87,21 @@ pub fn label_cp(eval_cp: Option<i64>, mate: Option<i64>) -> Option<f64> {
 /// computes its term rows, in parallel. With `leaves`, each position is first replaced by
 /// the quiet position its capture-only quiescence search under that evaluator ends in
 /// (Texel's practice: the static evaluation is then fitted where the engine uses it).
-pub fn load(conn: &Connection, leaves: Option<&Evaluator>) -> Result<TuneSet> {
+pub fn load(
+    conn: &Connection,
+    leaves: Option<&Evaluator>,
+    labels: &LabelChoice,
+) -> Result<TuneSet> {
+    labels.check(conn)?;
     split::ensure(conn)?;
-    let mut stmt = conn.prepare(
-        "SELECT p.fen, p.eval_cp, p.mate, p.result, s.part \
-         FROM positions p JOIN splits s ON s.position_id = p.id ORDER BY p.id",
-    )?;
+    let sql = labels.sql();
+    let mut stmt = conn.prepare(&format!(
+        "SELECT p.fen, {}, {}, p.result, s.part \
+         FROM positions p JOIN splits s ON s.position_id = p.id{} ORDER BY p.id",
+        sql.eval_cp, sql.mate, sql.joins
+    ))?;
     let raw: Vec<(String, Option<f64>, f64, Part)> = stmt
-        .query_map([], |r| {
+        .query_map(rusqlite::params_from_iter(labels.params()), |r| {
             let fen: String = r.get(0)?;
             let label = label_cp(r.get(1)?, r.get(2)?);
             let result: Option<String> = r.get(3)?;

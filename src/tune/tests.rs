@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::data::parse_position;
+use crate::db::labels::LabelChoice;
 
 #[test]
 fn labels_map_mates_and_clamp() {
@@ -26,7 +27,7 @@ fn tuned_model_equals_exported_evaluator() {
         &indicatif::ProgressBar::hidden(),
     )
     .unwrap();
-    let set = load(&conn, None).unwrap();
+    let set = load(&conn, None, &LabelChoice::default()).unwrap();
     assert!(set.len() > 1800);
     let mut opts = Options::new("t", ":memory:");
     // A small grid keeps the debug-build test quick; the search itself is the same.
@@ -109,6 +110,8 @@ fn a_stored_position_that_no_longer_parses_is_an_error_not_skipped() {
            ('4k3/8/8/8/8/8/8/4K3 w - -', 'x', 0, 1, 1), ('not a fen', 'y', 10, 1, 2);",
     )
     .unwrap();
-    let err = load(&conn, None).unwrap_err().to_string();
+    let err = load(&conn, None, &LabelChoice::default())
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("not a fen"), "{err}");
 }
