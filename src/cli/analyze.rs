@@ -47,23 +47,21 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     if summary.positions == 0 {
         let stored: i64 = conn.query_row("SELECT count(*) FROM positions", [], |r| r.get(0))?;
         if stored == 0 {
-            println!(
+            say!(
                 "nothing to analyze: the database has no positions (run `chessgraph import FILE` first)"
-            );
+            )?;
             return Ok(());
         }
-        println!(
-            "nothing to analyze: every position has its features (use --recompute to redo them)"
-        );
+        say!("nothing to analyze: every position has its features (use --recompute to redo them)")?;
         return Ok(());
     }
-    println!(
+    say!(
         "analyzed {} positions, {} edges ({:.1} per position) in {:.2} s ({:.0} positions/s)",
         summary.positions,
         summary.edges,
         summary.edges as f64 / summary.positions as f64,
         summary.seconds,
         summary.positions as f64 / summary.seconds.max(1e-9)
-    );
+    )?;
     Ok(())
 }

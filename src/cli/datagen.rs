@@ -159,7 +159,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let summary = source.finish()?;
     let secs = started.elapsed().as_secs_f64();
     if played < todo.len() as u64 {
-        eprintln!(
+        warn!(
             "chessgraph: warning: only {played} of {} games played: the openings ran out \
              (use more --random-plies or a longer --openings file)",
             todo.len()

@@ -80,10 +80,10 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                 evaluate::read_file(path, format, ReadOptions { pov: args.pov })
                     .with_context(|| format!("reading {}", path.display()))?;
             for r in rejects.iter().take(5) {
-                eprintln!("{}:{}: {}", path.display(), r.line, r.reason);
+                warn!("{}:{}: {}", path.display(), r.line, r.reason);
             }
             if rejects.len() > 5 {
-                eprintln!(
+                warn!(
                     "{}: {} more rows rejected",
                     path.display(),
                     rejects.len() - 5

@@ -41,10 +41,10 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             let c = fit_to_evaluator(&conn, id, &base, &name, args.drop_unmapped)
                 .with_context(|| format!("exporting fit #{id}"))?;
             if !c.dropped.is_empty() {
-                eprintln!("left out (no evaluator term): {}", c.dropped.join(", "));
+                warn!("left out (no evaluator term): {}", c.dropped.join(", "));
             }
             if c.intercept != 0.0 {
-                eprintln!(
+                warn!(
                     "left out: the intercept {:.2} cp (an evaluator scores mirrored positions as exact opposites)",
                     c.intercept
                 );
@@ -57,10 +57,10 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     evaluator
         .save(&args.out)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
-    println!(
+    say!(
         "wrote evaluator {:?} to {}",
         evaluator.name(),
         args.out.display()
-    );
+    )?;
     Ok(())
 }

@@ -53,21 +53,21 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                     .with_context(|| format!("cannot write to database {}", db_path.display()));
             }
             Err(e) => {
-                eprintln!("chessgraph: error: {}", error_chain(&e));
+                warn!("chessgraph: error: {}", error_chain(&e));
                 failed.push(file.display().to_string());
                 continue;
             }
         };
         if summary.already_imported {
-            println!(
+            say!(
                 "{}: already imported completely as source {} ({} rows); nothing added (use --force to read it again)",
                 file.display(),
                 summary.source_id,
                 summary.rows_read
-            );
+            )?;
             continue;
         }
-        println!(
+        say!(
             "{}: {} rows read, {} imported, {} duplicates, {} rejected{} in {:.2} s ({:.0} rows/s){}",
             file.display(),
             summary.rows_read,
@@ -86,16 +86,16 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             } else {
                 ""
             },
-        );
+        )?;
         for reject in &summary.first_rejects {
-            println!("  {}:{}: {}", file.display(), reject.line, reject.reason);
+            say!("  {}:{}: {}", file.display(), reject.line, reject.reason)?;
         }
         if summary.rejected > summary.first_rejects.len() as u64 {
-            println!(
+            say!(
                 "  … {} more: SELECT line, reason, text FROM import_errors WHERE source_id = {}",
                 summary.rejected - summary.first_rejects.len() as u64,
                 summary.source_id
-            );
+            )?;
         }
         if summary.rejected > 0 && summary.imported + summary.duplicates == 0 {
             failed.push(file.display().to_string());

@@ -1,5 +1,23 @@
 //! One file per subcommand: each parses its arguments and calls the library.
 
+/// Writes a diagnostic line to standard error. A closed stderr is not an error (nobody is
+/// reading); unlike `eprintln!`, this never panics.
+macro_rules! warn {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// Writes a line to standard output and returns the I/O result: a closed pipe ends the
+/// command quietly (see `main`), where `println!` would panic.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout(), $($arg)*)
+    }};
+}
+
 pub mod analyze;
 pub mod bench;
 pub mod datagen;
@@ -41,7 +59,7 @@ pub fn record_run(path: &Path, kind: &str, label: &str, summary: &impl serde::Se
     let result = chessgraph::db::open(path)
         .and_then(|conn| chessgraph::db::runs::record(&conn, kind, label, summary));
     if let Err(e) = result {
-        eprintln!(
+        warn!(
             "chessgraph: warning: could not record the {kind} run in {}: {e}",
             path.display()
         );

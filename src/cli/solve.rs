@@ -28,7 +28,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let set = puzzles::load(&args.input)
         .with_context(|| format!("cannot read puzzles from {}", args.input.display()))?;
     for bad in &set.bad {
-        eprintln!(
+        warn!(
             "chessgraph: warning: {}:{bad}; puzzle skipped",
             args.input.display()
         );

@@ -183,7 +183,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     }
     // With fewer positions than weights the ridge, not the data, decides most of them.
     if tuned.train.n < tuned.fitted_weights {
-        eprintln!(
+        warn!(
             "chessgraph: warning: only {} training positions for {} weights: most stay \
              near their start values ({}); import more labelled positions",
             tuned.train.n,

@@ -369,3 +369,33 @@ cgtest!(killed_import_resumes_to_the_same_db, |dir| {
     reference.ok(&["import", f]);
     assert_eq!(dump(&dir), dump(&reference));
 });
+
+/// Runs `chessgraph ARGS` with both stdout and stderr closed at once by the reader: the
+/// command must end without a panic (exit 101), whatever it was printing.
+fn run_with_closed_pipes(dir: &Dir, args: &[&str]) -> std::process::ExitStatus {
+    let mut child = dir
+        .command(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn chessgraph");
+    drop(child.stdout.take());
+    drop(child.stderr.take());
+    child.wait().expect("wait chessgraph")
+}
+
+cgtest!(closed_pipes_never_panic, |dir| {
+    dir.ok(&["import", &fixture("three-games.pgn")]);
+    let bad = dir.create("bad.csv", "FEN,Evaluation\nnot a fen,1\n".repeat(200));
+    for args in [
+        vec!["stats"],
+        vec!["import", bad.to_str().unwrap()],
+        vec!["solve", "--input", "/bin/ls"],
+        vec!["eval", "--evaluator", "material", "--part", "all"],
+        vec!["bench", "--depth", "2"],
+    ] {
+        let status = run_with_closed_pipes(&dir, &args);
+        assert_ne!(status.code(), Some(101), "chessgraph {args:?} panicked");
+    }
+});
