@@ -102,7 +102,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                 })?),
             };
             let conn =
-                super::open_existing(db_path, "`chessgraph import FILE` (or give --input FILE)")?;
+                super::open_reading(db_path, "`chessgraph import FILE` (or give --input FILE)")?;
             let labels = LabelChoice::parse(&args.labels)?;
             let samples = evaluate::read_db(&conn, part, args.sample, &labels)
                 .with_context(|| format!("reading positions from {}", db_path.display()))?;

@@ -34,7 +34,7 @@ pub struct Args {
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let evaluator = match (args.fit, &args.evaluator) {
         (Some(id), _) => {
-            let conn = super::open_existing(db_path, "`chessgraph fit linear`")?;
+            let conn = super::open_reading(db_path, "`chessgraph fit linear`")?;
             let base = evaluators::resolve(db_path, &args.base)
                 .with_context(|| format!("--base {}", args.base))?;
             let name = args.name.unwrap_or_else(|| format!("fit-{id}"));

@@ -27,7 +27,7 @@ pub struct Args {
 /// Runs `chessgraph heatmap`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let start = Instant::now();
-    let conn = super::open_existing(db_path, "`chessgraph import FILE` and `chessgraph analyze`")?;
+    let conn = super::open_reading(db_path, "`chessgraph import FILE` and `chessgraph analyze`")?;
     let opts = heatmap::Options {
         out_dir: args.out_dir,
         filter: args.filter,

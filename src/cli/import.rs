@@ -101,6 +101,10 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             failed.push(file.display().to_string());
         }
     }
+    // Store the new positions' train/valid/test parts now, so that the commands that only
+    // read the database never have to write.
+    chessgraph::fit::split::ensure(&conn)
+        .with_context(|| format!("cannot write to database {}", db_path.display()))?;
     if !failed.is_empty() {
         anyhow::bail!("nothing could be read from {}", failed.join(", "));
     }

@@ -49,6 +49,16 @@ pub fn open_existing(path: &Path, first: &str) -> anyhow::Result<rusqlite::Conne
     chessgraph::db::open(path).with_context(|| format!("cannot open database {}", path.display()))
 }
 
+/// Opens the database at `path` for a command that only reads it: read-only, so it works
+/// on a read-only file or directory, and nothing is created or migrated.
+pub fn open_reading(path: &Path, first: &str) -> anyhow::Result<rusqlite::Connection> {
+    if !path.exists() {
+        anyhow::bail!("no database at {} (run {first} first)", path.display());
+    }
+    chessgraph::db::open_read_only(path)
+        .with_context(|| format!("cannot open database {}", path.display()))
+}
+
 /// Records a command's summary in the `runs` table of the database at `path` for
 /// `chessgraph report`, when that database exists (measuring commands never create one).
 /// A failure to record is a warning: the measurement itself was printed.

@@ -24,7 +24,7 @@ pub struct Args {
 
 /// Runs `chessgraph report`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    let conn = super::open_existing(db_path, "`chessgraph import FILE`")?;
+    let conn = super::open_reading(db_path, "`chessgraph import FILE`")?;
     let opts = report::Options {
         title: args.title,
         heatmaps: args.heatmaps,

@@ -16,7 +16,7 @@ pub struct Args {
 
 /// Runs `chessgraph stats`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    let conn = super::open_existing(db_path, "`chessgraph import FILE`")?;
+    let conn = super::open_reading(db_path, "`chessgraph import FILE`")?;
     let s = db::stats::gather(&conn).context("cannot read statistics")?;
     let mut out = std::io::stdout().lock();
     if args.json {

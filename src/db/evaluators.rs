@@ -101,7 +101,8 @@ pub fn resolve(db: &Path, arg: &str) -> Result<Evaluator> {
         return Evaluator::by_name_or_path(arg);
     }
     if db.exists() {
-        let conn = crate::db::open(db)?;
+        // Looking a name up only reads: a read-only database works.
+        let conn = crate::db::open_read_only(db)?;
         if let Some(e) = load(&conn, arg)? {
             return Ok(e);
         }

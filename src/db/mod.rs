@@ -23,12 +23,115 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0005_labels.sql"),
 ];
 
+/// `PRAGMA application_id` of a chessgraph database ("CHGR"), set when chessgraph
+/// creates one: a SQLite file without it (and not empty) is someone else's.
+pub const APPLICATION_ID: i32 = 0x4348_4752;
+
 /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+/// Refuses a SQLite file that is not chessgraph's instead of adding tables to it.
 pub fn open(path: &Path) -> Result<Connection> {
     let conn = Connection::open(path)?;
+    check_ours(&conn, path)?;
     configure(&conn)?;
     migrate(&conn)?;
+    let id: i32 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
+    if id != APPLICATION_ID {
+        conn.pragma_update(None, "application_id", APPLICATION_ID)?;
+    }
     Ok(conn)
+}
+
+/// Opens the existing database at `path` for reading only: nothing is created, migrated
+/// or written, so a read-only file or directory works (a directory that cannot hold the
+/// WAL's side files is opened immutable).
+pub fn open_read_only(path: &Path) -> Result<Connection> {
+    use rusqlite::OpenFlags;
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI;
+    let dir_writable = path
+        .parent()
+        .map(|d| {
+            if d.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                d
+            }
+        })
+        .and_then(|d| std::fs::metadata(d).ok())
+        .is_some_and(|m| !m.permissions().readonly() && dir_accepts_files(path));
+    let conn = if dir_writable {
+        Connection::open_with_flags(path, flags)?
+    } else {
+        let uri = format!("file:{}?immutable=1", path.display());
+        Connection::open_with_flags(uri, flags)?
+    };
+    conn.busy_timeout(std::time::Duration::from_secs(30))?;
+    check_ours(&conn, path)?;
+    let version = schema_version(&conn)?;
+    let known = MIGRATIONS.len() as i64;
+    if version > known {
+        return Err(Error::SchemaTooNew {
+            found: version,
+            known,
+        });
+    }
+    if version < known {
+        return Err(Error::Invalid(format!(
+            "{} has schema version {version}, this chessgraph writes {known}: run a command \
+             that writes (e.g. `chessgraph analyze`) once to update it",
+            path.display()
+        )));
+    }
+    Ok(conn)
+}
+
+/// Whether a file can be created beside `path` (SQLite's `-wal`/`-shm` files).
+fn dir_accepts_files(path: &Path) -> bool {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let probe = dir.join(format!(".chessgraph-probe-{}", std::process::id()));
+    match std::fs::File::create(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// Refuses a database that is not chessgraph's: one with tables but neither chessgraph's
+/// application id nor (for files made before the id was set) chessgraph's schema.
+fn check_ours(conn: &Connection, path: &Path) -> Result<()> {
+    let id: i32 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
+    if id == APPLICATION_ID {
+        return Ok(());
+    }
+    let tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    if tables.is_empty() {
+        return Ok(()); // a new or empty file: chessgraph's from now on
+    }
+    let version = schema_version(conn)?;
+    let ours = id == 0
+        && version > 0
+        && ["positions", "sources", "split_meta"]
+            .iter()
+            .all(|t| tables.iter().any(|n| n == t));
+    if ours {
+        return Ok(()); // made by a chessgraph from before the application id
+    }
+    let mut shown: Vec<&str> = tables.iter().map(String::as_str).take(5).collect();
+    if tables.len() > 5 {
+        shown.push("…");
+    }
+    Err(Error::Invalid(format!(
+        "{} is a SQLite database, but not chessgraph's (its tables: {}); use another --db",
+        path.display(),
+        shown.join(", ")
+    )))
 }
 
 /// Opens an in-memory database with the full schema (tests, scratch work).

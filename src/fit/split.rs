@@ -144,20 +144,15 @@ pub fn game_key(
 /// part for positions whose game became known since. Returns how many rows it wrote.
 pub fn ensure(conn: &Connection) -> Result<usize> {
     let meta = meta(conn)?;
-    // IMMEDIATE: this reads then writes, and a deferred transaction could not take the
-    // write lock if another process (a running datagen or import) wrote in between.
-    let tx = rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Immediate)?;
-    let mut written = 0;
+    // Read first: a database whose parts are up to date is not written at all (so reading
+    // commands work on a read-only file).
+    let mut changes: Vec<(i64, Part)> = Vec::new();
     {
-        let mut all = tx.prepare(
+        let mut all = conn.prepare(
             "SELECT p.id, p.fen, s.part, g.line, g.white, g.black, g.event, g.date, g.start_fen \
              FROM positions p \
              LEFT JOIN splits s ON s.position_id = p.id \
              LEFT JOIN games g ON g.id = p.game_id",
-        )?;
-        let mut upsert = tx.prepare(
-            "INSERT INTO splits (position_id, part) VALUES (?1, ?2) \
-             ON CONFLICT (position_id) DO UPDATE SET part = excluded.part",
         )?;
         let mut rows = all.query([])?;
         while let Some(row) = rows.next()? {
@@ -180,13 +175,34 @@ pub fn ensure(conn: &Connection) -> Result<usize> {
                 None => meta.part_of(&row.get::<_, String>(1)?),
             };
             if stored.as_deref() != Some(part.as_str()) {
-                upsert.execute(params![id, part.as_str()])?;
-                written += 1;
+                changes.push((id, part));
             }
         }
     }
+    if changes.is_empty() {
+        return Ok(0);
+    }
+    if conn.is_readonly(rusqlite::MAIN_DB)? {
+        return Err(Error::Invalid(format!(
+            "the train/valid/test parts of {} positions are not stored yet and the database \
+             is opened read-only: run a writing command (e.g. `chessgraph analyze`) once",
+            changes.len()
+        )));
+    }
+    // IMMEDIATE: take the write lock up front, so that another process (a running
+    // datagen or import) cannot make this transaction fail half-way.
+    let tx = rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Immediate)?;
+    {
+        let mut upsert = tx.prepare(
+            "INSERT INTO splits (position_id, part) VALUES (?1, ?2) \
+             ON CONFLICT (position_id) DO UPDATE SET part = excluded.part",
+        )?;
+        for (id, part) in &changes {
+            upsert.execute(params![id, part.as_str()])?;
+        }
+    }
     tx.commit()?;
-    Ok(written)
+    Ok(changes.len())
 }
 
 #[cfg(test)]

@@ -399,3 +399,60 @@ cgtest!(closed_pipes_never_panic, |dir| {
         assert_ne!(status.code(), Some(101), "chessgraph {args:?} panicked");
     }
 });
+
+cgtest!(someone_elses_sqlite_file_is_refused_untouched, |dir| {
+    let path = dir.path().join("other.db");
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch("CREATE TABLE foo (x); INSERT INTO foo VALUES (1);")
+            .unwrap();
+    }
+    let before = std::fs::read(&path).unwrap();
+    for args in [vec!["stats"], vec!["import", &fixture("three-games.pgn")]] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_chessgraph"))
+            .current_dir(dir.path())
+            .args(["--db", path.to_str().unwrap()])
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("not chessgraph's") && err.contains("foo"),
+            "{err}"
+        );
+        assert!(err.lines().count() <= 3, "a short message: {err}");
+    }
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "the file was changed"
+    );
+});
+
+cgtest!(reading_commands_do_not_write_the_database, |dir| {
+    dir.ok(&["import", &fixture("three-games.pgn")]);
+    dir.ok(&["analyze"]);
+    // Checkpoint the WAL so that the main file holds everything, then compare it after
+    // commands that only read.
+    dir.sql()
+        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
+        .unwrap();
+    let before = std::fs::read(dir.db()).unwrap();
+    dir.ok(&["stats"]);
+    dir.ok(&["report", "--out", "r.md"]);
+    dir.ok(&["export", "material", "--out", "m.json"]);
+    dir.ok(&["heatmap", "--out-dir", "h", "--min-samples", "1"]);
+    dir.sql()
+        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
+        .unwrap();
+    assert_eq!(
+        std::fs::read(dir.db()).unwrap(),
+        before,
+        "a reading command wrote"
+    );
+    // `eval` only adds its run for the report.
+    dir.ok(&["eval", "--evaluator", "material", "--part", "all"]);
+    assert_eq!(dir.int("SELECT count(*) FROM runs"), 1);
+    assert_eq!(dir.int("SELECT count(*) FROM runs WHERE kind = 'eval'"), 1);
+});
