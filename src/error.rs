@@ -42,6 +42,16 @@ pub enum Error {
         /// Newest version this binary can apply.
         known: i64,
     },
+    /// An input ended or broke part-way (a truncated or corrupt compressed file, an I/O
+    /// error): the file as a whole is bad, not one of its rows.
+    #[error("the input breaks at line {line} (a truncated or corrupt file?)")]
+    BrokenInput {
+        /// The line where it broke (1-based, of the decompressed text).
+        line: u64,
+        /// What went wrong.
+        #[source]
+        source: std::io::Error,
+    },
     /// A user-supplied value (option, name, condition) is invalid.
     #[error("{0}")]
     Invalid(String),

@@ -97,7 +97,8 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                 summary.source_id
             )?;
         }
-        if summary.rejected > 0 && summary.imported + summary.duplicates == 0 {
+        // Nothing usable (every row rejected, or no row at all) fails the file.
+        if summary.imported + summary.duplicates == 0 {
             failed.push(file.display().to_string());
         }
     }

@@ -70,7 +70,7 @@ pub fn read(input: impl BufRead, opts: ReadOptions, sink: &mut dyn Sink) -> Resu
         sink.item(parse_record(text, &fields, line, cols, opts.pov))
     })?;
     match broken {
-        Some((line, e)) => sink.item(Item::Reject(super::broken_input(line, &e))),
+        Some((line, source)) => Err(crate::Error::BrokenInput { line, source }),
         None => Ok(()),
     }
 }
@@ -144,6 +144,10 @@ fn parse_record(text: &str, fields: &[String], line: u64, cols: Columns, pov: Po
     let label = match pov {
         Pov::White => label,
         Pov::Stm => label.to_white_pov(pos.turn()),
+    };
+    let label = match super::check_label(label, &pos) {
+        Ok(l) => l,
+        Err(e) => return reject(e),
     };
     Item::Row(Row {
         line,

@@ -142,7 +142,7 @@ pub fn read(input: impl BufRead, sink: &mut dyn Sink) -> Result<()> {
         }
     })?;
     match broken {
-        Some((line, e)) => sink.item(Item::Reject(super::broken_input(line, &e))),
+        Some((line, source)) => Err(crate::Error::BrokenInput { line, source }),
         None => Ok(()),
     }
 }
@@ -171,6 +171,10 @@ fn parse_row(text: &str, line: u64) -> Item {
         (Ok(Some(cp)), _) => Label::Cp(cp),
         (Ok(None), Ok(Some(n))) => Label::Mate(n),
         (Ok(None), Ok(None)) => Label::None,
+    };
+    let label = match super::check_label(label, &pos) {
+        Ok(l) => l,
+        Err(e) => return reject(e),
     };
     let result = match epd.get("c9").or_else(|| epd.get("result")) {
         None => None,

@@ -385,9 +385,16 @@ pub fn for_each_line(
     }
 }
 
-/// The reject for an input that broke at `line`.
-pub fn broken_input(line: u64, error: &io::Error) -> Reject {
-    Reject::new(line, "", format!("input ends or breaks here: {error}"))
+/// Checks a label against its position: a mate in 0 (`#0`, `#-0`, `dm 0`) is only true of a
+/// position whose side to move is checkmated.
+pub fn check_label(label: Label, pos: &shakmaty::Chess) -> std::result::Result<Label, String> {
+    use shakmaty::Position;
+    match label {
+        Label::Mate(0) if !pos.is_checkmate() => {
+            Err("mate in 0 but the side to move is not checkmated".into())
+        }
+        l => Ok(l),
+    }
 }
 
 /// Every item a reader makes of `text` (tests of the readers).

@@ -20,7 +20,7 @@ use crate::Result;
 pub fn read(input: impl BufRead, sink: &mut dyn Sink) -> Result<()> {
     let broken = for_each_game(input, |text, line| parse_game(text, line, sink))?;
     match broken {
-        Some((line, e)) => sink.item(Item::Reject(super::broken_input(line, &e))),
+        Some((line, source)) => Err(crate::Error::BrokenInput { line, source }),
         None => Ok(()),
     }
 }
@@ -216,7 +216,7 @@ impl Visitor for GameVisitor {
             return ControlFlow::Continue(());
         }
         game.labelled = true;
-        match parse_eval(eval) {
+        match parse_eval(eval).and_then(|l| super::check_label(l, &game.pos)) {
             Ok(label) => self.items.push(Item::Row(Row {
                 line: self.line,
                 fen_input: Fen::from_position(&game.pos, EnPassantMode::Legal).to_string(),

@@ -223,6 +223,13 @@ pub fn import_file(
         written.and(read)
     })?;
     writer.flush_counters()?;
+    // A game whose moves gave no stored position (no evals, all rejected, or not a game at
+    // all) leaves no row behind.
+    writer.tx.execute(
+        "DELETE FROM games WHERE source_id = ?1 \
+         AND NOT EXISTS (SELECT 1 FROM positions p WHERE p.game_id = games.id)",
+        [source_id],
+    )?;
     writer.tx.execute(
         "UPDATE sources SET finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1",
         [source_id],
