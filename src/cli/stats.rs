@@ -113,6 +113,51 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             )?;
         }
     }
+    if !s.labels.is_empty() {
+        writeln!(
+            out,
+            "\nlabels (for --labels; `imported` is the positions' own)"
+        )?;
+        for (name, n) in &s.labels {
+            writeln!(out, "{n:>9}  {name}")?;
+        }
+    }
+    if !s.evaluators.is_empty() {
+        writeln!(
+            out,
+            "\n{:>3} {:<20} {:>10} {:>10} {:>8}  stored (for --evaluator)",
+            "id", "evaluator", "valid loss", "test loss", "test τ"
+        )?;
+        for e in &s.evaluators {
+            let m = |v: Option<f64>, d: usize| super::metric(v.unwrap_or(f64::NAN), d);
+            writeln!(
+                out,
+                "{:>3} {:<20} {:>10} {:>10} {:>8}  {}",
+                e.id,
+                e.name,
+                m(e.valid_loss, 6),
+                m(e.test_loss, 6),
+                m(e.test_tau, 4),
+                e.created_at
+            )?;
+        }
+    }
+    if !s.fits.is_empty() {
+        writeln!(
+            out,
+            "\n{:>3} {:<9} {:<8} {:>8}  (for export --fit)",
+            "fit", "kind", "target", "rows"
+        )?;
+        for (id, kind, target, n) in &s.fits {
+            writeln!(out, "{id:>3} {kind:<9} {target:<8} {n:>8}")?;
+        }
+    }
+    if !s.runs.is_empty() {
+        writeln!(out, "\nruns (for the report)")?;
+        for (kind, n, last) in &s.runs {
+            writeln!(out, "{n:>9}  {kind} (newest {last})")?;
+        }
+    }
     if !s.reject_reasons.is_empty() {
         writeln!(out, "\nreject reasons")?;
         for (reason, n) in &s.reject_reasons {

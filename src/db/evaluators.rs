@@ -8,7 +8,7 @@ use crate::eval::{Evaluator, file};
 use crate::{Error, Result};
 
 /// A stored evaluator's summary.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct Stored {
     /// Row id.
     pub id: i64,

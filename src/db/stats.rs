@@ -35,6 +35,14 @@ pub struct Stats {
     pub sources: Vec<SourceRow>,
     /// Most frequent reject reasons (reason prefix, count).
     pub reject_reasons: Vec<(String, i64)>,
+    /// Labels per labeller (`chessgraph label`): name and positions labelled.
+    pub labels: Vec<(String, i64)>,
+    /// Evaluators stored by `tune`, with their measures.
+    pub evaluators: Vec<super::evaluators::Stored>,
+    /// Stored fits: id, kind, target, rows trained on.
+    pub fits: Vec<(i64, String, String, i64)>,
+    /// Recorded measurement runs per kind, and the newest one's time.
+    pub runs: Vec<(String, i64, String)>,
 }
 
 /// Summary of one feature column.
@@ -100,8 +108,18 @@ pub fn gather(conn: &Connection) -> Result<Stats> {
         games: int("SELECT count(*) FROM games")?,
         analyzed: int("SELECT count(*) FROM features")?,
         edges: int("SELECT count(*) FROM edges")?,
+        labels: super::labels::list(conn)?,
+        evaluators: super::evaluators::list(conn)?,
         ..Stats::default()
     };
+    s.fits = conn
+        .prepare("SELECT id, kind, target, n_train FROM fits ORDER BY id")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    s.runs = conn
+        .prepare("SELECT kind, count(*), max(created_at) FROM runs GROUP BY kind ORDER BY kind")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<rusqlite::Result<_>>()?;
     let mut evals: Vec<i64> = conn
         .prepare("SELECT eval_cp FROM positions WHERE eval_cp IS NOT NULL")?
         .query_map([], |r| r.get(0))?

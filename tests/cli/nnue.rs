@@ -239,3 +239,19 @@ cgtest!(eval_names_rows_as_typed_and_uses_one_k, |dir| {
         with_material[1]["static_eval"]["texel_loss"]
     );
 });
+
+cgtest!(stats_lists_what_is_stored, |dir| {
+    dir.ok(&["import", &fixture("three-games.pgn")]);
+    let engine = labeller(&dir, "fake.sh", SCORE_BY_LENGTH);
+    dir.ok(&[
+        "label", "--engine", &engine, "--name", "fakefish", "--limit", "5",
+    ]);
+    dir.ok(&["eval", "--evaluator", "material", "--part", "all"]);
+    let out = dir.ok(&["stats"]);
+    assert!(out.contains("labels (for --labels"), "{out}");
+    assert!(out.contains("        5  fakefish"), "{out}");
+    assert!(
+        out.contains("runs (for the report)") && out.contains("eval (newest"),
+        "{out}"
+    );
+});
