@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 db=${1:-chessgraph.db}
 data=../shared/data
-cargo build --release --quiet
+cargo build --release   # shows its progress: a first build takes minutes on 2 cores
 cg() { target/release/chessgraph --db "$db" "$@"; }
 cg import "$data/positions-200k.csv.zst" "$data/games-200k.pgn.zst"
 cg analyze

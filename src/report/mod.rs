@@ -44,7 +44,10 @@ pub fn render(conn: &Connection, db_path: &Path, opts: &Options) -> Result<Strin
         "Generated {generated} by chessgraph {} from `{}`. Every number below is read from the \
          database; `chessgraph report` regenerates this page.\n",
         env!("CARGO_PKG_VERSION"),
-        db_path.display()
+        db_path.file_name().map_or_else(
+            || db_path.display().to_string(),
+            |n| n.to_string_lossy().into_owned()
+        )
     );
     data_section(conn, &mut md)?;
     fits_section(conn, opts.max_fits.max(1), &mut md)?;
@@ -85,7 +88,10 @@ fn data_section(conn: &Connection, md: &mut String) -> Result<()> {
             let _ = writeln!(
                 md,
                 "| `{}`{} | {} | {} | {} | {} | {} |",
-                src.path,
+                // The file name only: a report is shared, local paths say nothing elsewhere.
+                Path::new(&src.path)
+                    .file_name()
+                    .map_or_else(|| src.path.clone(), |n| n.to_string_lossy().into_owned()),
                 if src.finished { "" } else { " (unfinished)" },
                 src.format,
                 group(src.rows_read),
