@@ -201,9 +201,16 @@ fn print(
         }
         None => String::new(),
     };
+    // The names are as typed (file paths too): the column fits the longest.
+    let w = reports
+        .iter()
+        .map(|r| r.evaluator.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(16);
     writeln!(
         out,
-        "\n{:<16} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9}{depth_header}",
+        "\n{:<w$} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9}{depth_header}",
         "evaluator", "τ", "τ qs", "r", "r qs", "RMSE", "RMSE qs", "loss", "loss qs"
     )?;
     for r in reports {
@@ -219,7 +226,7 @@ fn print(
         };
         writeln!(
             out,
-            "{:<16} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9}{depth_cells}",
+            "{:<w$} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9}{depth_cells}",
             r.evaluator,
             super::metric(r.static_eval.tau, 4),
             super::metric(r.qsearch.tau, 4),
