@@ -302,6 +302,22 @@ pub struct GameInfo {
     pub start_fen: Option<String>,
 }
 
+impl GameInfo {
+    /// Keeps a PGN tag this crate uses (`White`, `Black`, `Event`, `Date`, `Result`,
+    /// `FEN`); the game and puzzle readers share it.
+    pub fn set_tag(&mut self, name: &[u8], value: String) {
+        match name {
+            b"White" => self.white = Some(value),
+            b"Black" => self.black = Some(value),
+            b"Event" => self.event = Some(value),
+            b"Date" => self.date = Some(value),
+            b"Result" => self.result = GameResult::parse(&value),
+            b"FEN" => self.start_fen = Some(value),
+            _ => {}
+        }
+    }
+}
+
 /// What a reader produces.
 #[derive(Clone, Debug)]
 pub enum Item {

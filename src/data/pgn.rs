@@ -11,7 +11,7 @@ use std::ops::ControlFlow;
 
 use pgn_reader::{KnownOutcome, Outcome, RawComment, RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+use shakmaty::{Chess, EnPassantMode, Position};
 
 use super::{GameInfo, GameResult, Item, Label, Reject, Row, Sink, normalized_fen};
 use crate::Result;
@@ -140,34 +140,19 @@ impl Visitor for GameVisitor {
         name: &[u8],
         value: RawTag<'_>,
     ) -> ControlFlow<Self::Output> {
-        let value = || Some(value.decode_utf8_lossy().into_owned());
-        match name {
-            b"White" => tags.white = value(),
-            b"Black" => tags.black = value(),
-            b"Event" => tags.event = value(),
-            b"Date" => tags.date = value(),
-            b"Result" => tags.result = value().and_then(|r| GameResult::parse(&r)),
-            b"FEN" => tags.start_fen = value(),
-            _ => {}
-        }
+        tags.set_tag(name, value.decode_utf8_lossy().into_owned());
         ControlFlow::Continue(())
     }
 
     fn begin_movetext(&mut self, tags: GameInfo) -> ControlFlow<Self::Output, Game> {
         let pos = match &tags.start_fen {
             None => Chess::default(),
-            Some(fen) => match Fen::from_ascii(fen.as_bytes()) {
+            Some(fen) => match super::fen::parse(fen, super::fen::Leniency::Strict) {
+                Ok(p) => p,
                 Err(e) => {
-                    self.reject(fen, format!("invalid FEN tag: {e}"));
+                    self.reject(fen, format!("FEN tag: {e}"));
                     return ControlFlow::Break(());
                 }
-                Ok(f) => match f.into_position(CastlingMode::Standard) {
-                    Ok(p) => p,
-                    Err(e) => {
-                        self.reject(fen, format!("illegal position in FEN tag: {e}"));
-                        return ControlFlow::Break(());
-                    }
-                },
             },
         };
         let result = tags.result;

@@ -18,8 +18,8 @@ use pgn_reader::{RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Move, Position};
 
-use crate::data::epd;
 use crate::data::fen::{self, Leniency};
+use crate::data::{GameInfo, epd};
 use crate::{Error, Result};
 
 /// The longest mate a `dm N` puzzle may ask for (the mate search's limit too).
@@ -260,14 +260,6 @@ fn known(tag: &Option<String>) -> Option<&str> {
     tag.as_deref().filter(|s| !s.is_empty() && *s != "?")
 }
 
-#[derive(Default)]
-struct PgnTags {
-    fen: Option<String>,
-    white: Option<String>,
-    black: Option<String>,
-    date: Option<String>,
-}
-
 struct PgnMoves {
     id: String,
     start: Chess,
@@ -276,33 +268,26 @@ struct PgnMoves {
 }
 
 impl Visitor for PuzzleVisitor {
-    type Tags = PgnTags;
+    type Tags = GameInfo;
     type Movetext = PgnMoves;
     type Output = std::result::Result<Puzzle, String>;
 
-    fn begin_tags(&mut self) -> ControlFlow<Self::Output, PgnTags> {
-        ControlFlow::Continue(PgnTags::default())
+    fn begin_tags(&mut self) -> ControlFlow<Self::Output, GameInfo> {
+        ControlFlow::Continue(GameInfo::default())
     }
 
     fn tag(
         &mut self,
-        tags: &mut PgnTags,
+        tags: &mut GameInfo,
         name: &[u8],
         value: RawTag<'_>,
     ) -> ControlFlow<Self::Output> {
-        let value = Some(value.decode_utf8_lossy().into_owned());
-        match name {
-            b"FEN" => tags.fen = value,
-            b"White" => tags.white = value,
-            b"Black" => tags.black = value,
-            b"Date" => tags.date = value,
-            _ => {}
-        }
+        tags.set_tag(name, value.decode_utf8_lossy().into_owned());
         ControlFlow::Continue(())
     }
 
-    fn begin_movetext(&mut self, tags: PgnTags) -> ControlFlow<Self::Output, PgnMoves> {
-        let Some(fen) = tags.fen else {
+    fn begin_movetext(&mut self, tags: GameInfo) -> ControlFlow<Self::Output, PgnMoves> {
+        let Some(fen) = tags.start_fen else {
             return ControlFlow::Break(Err(
                 "no FEN tag (a puzzle game starts from its FEN)".to_owned()
             ));

@@ -370,10 +370,7 @@ mod tests {
             .skip(1)
             .map(|line| {
                 let fen = line.rsplit_once(',').unwrap().0;
-                fen.parse::<Fen>()
-                    .unwrap()
-                    .into_position(CastlingMode::Standard)
-                    .unwrap()
+                crate::data::fen::parse(fen, crate::data::fen::Leniency::Strict).unwrap()
             })
             .collect()
     }

@@ -1,7 +1,6 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position, Square};
 
 use super::*;
@@ -10,9 +9,7 @@ use super::*;
 const GOLDEN: &str = include_str!("../../tests/golden/features.csv");
 
 fn position(fen: &str) -> Chess {
-    fen.parse::<Fen>()
-        .unwrap_or_else(|e| panic!("{fen}: {e}"))
-        .into_position(CastlingMode::Standard)
+    crate::data::fen::parse(fen, crate::data::fen::Leniency::Strict)
         .unwrap_or_else(|e| panic!("{fen}: {e}"))
 }
 

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use shakmaty::{CastlingMode, Chess, fen::Fen};
+use shakmaty::Chess;
 
 use super::{Limits, SearchResult, Searcher};
 use crate::eval::Evaluator;
@@ -91,9 +91,7 @@ impl BenchTotal {
 
 /// Parses a bench FEN.
 fn position(fen: &str) -> Result<Chess> {
-    fen.parse::<Fen>()
-        .map_err(|e| Error::Invalid(format!("bench FEN {fen}: {e}")))?
-        .into_position(CastlingMode::Standard)
+    crate::data::fen::parse(fen, crate::data::fen::Leniency::Strict)
         .map_err(|e| Error::Invalid(format!("bench FEN {fen}: {e}")))
 }
 

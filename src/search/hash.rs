@@ -87,7 +87,7 @@ pub fn key_after_null(before: &Chess, key: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::{CastlingMode, fen::Fen};
+    use shakmaty::CastlingMode;
 
     #[test]
     fn polyglot_reference_keys() {
@@ -111,11 +111,8 @@ mod tests {
             ),
         ];
         for (fen, expected) in cases {
-            let pos: Chess = fen
-                .parse::<Fen>()
-                .unwrap()
-                .into_position(CastlingMode::Standard)
-                .unwrap();
+            let pos: Chess =
+                crate::data::fen::parse(fen, crate::data::fen::Leniency::Strict).unwrap();
             assert_eq!(key(&pos), expected, "{fen}");
         }
     }

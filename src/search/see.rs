@@ -103,14 +103,9 @@ pub fn see(pos: &Chess, m: Move) -> i32 {
 mod tests {
     use super::*;
     use shakmaty::uci::UciMove;
-    use shakmaty::{CastlingMode, fen::Fen};
 
     fn see_of(fen: &str, uci: &str) -> i32 {
-        let pos: Chess = fen
-            .parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap();
+        let pos: Chess = crate::data::fen::parse(fen, crate::data::fen::Leniency::Strict).unwrap();
         let m = uci.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
         see(&pos, m)
     }

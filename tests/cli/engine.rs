@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Outcome, Position};
+use shakmaty::{Chess, EnPassantMode, Outcome, Position};
 
 use crate::cgtest;
 use crate::util::Dir;
@@ -107,10 +107,7 @@ impl Uci {
 }
 
 fn position(fen: &str) -> Chess {
-    fen.parse::<Fen>()
-        .unwrap()
-        .into_position(CastlingMode::Standard)
-        .unwrap()
+    chessgraph::data::fen::parse(fen, chessgraph::data::fen::Leniency::Strict).unwrap()
 }
 
 /// Plays one game between two engine processes; asserts every move is legal. Returns

@@ -1,7 +1,7 @@
 //! Learning from the data: `fit`, `tune`, `eval`, `export` and `heatmap` on real
 //! fixtures, with bad options and empty databases.
 
-use shakmaty::{Chess, Color, Piece, Position, Role, Square, fen::Fen};
+use shakmaty::{Chess, Color, Piece, Position, Role, Square};
 
 use crate::cgtest;
 use crate::util::{Dir, fixture};
@@ -319,11 +319,8 @@ cgtest!(heatmap_means_match_the_database, |dir| {
         .unwrap();
     for row in rows {
         let (fen, cp) = row.unwrap();
-        let pos: Chess = fen
-            .parse::<Fen>()
-            .unwrap()
-            .into_position(shakmaty::CastlingMode::Standard)
-            .unwrap();
+        let pos: Chess =
+            chessgraph::data::fen::parse(&fen, chessgraph::data::fen::Leniency::Strict).unwrap();
         if pos.board().piece_at(Square::G1)
             == Some(Piece {
                 color: Color::White,

@@ -2,15 +2,12 @@
 
 use super::order::{CheckInfo, NO_MOVE, pack, unpack};
 use super::*;
+use shakmaty::EnPassantMode;
 use shakmaty::fen::Fen;
 use shakmaty::san::San;
-use shakmaty::{CastlingMode, EnPassantMode};
 
 fn pos(fen: &str) -> Chess {
-    Fen::from_ascii(fen.as_bytes())
-        .unwrap()
-        .into_position(CastlingMode::Standard)
-        .unwrap()
+    crate::data::fen::parse(fen, crate::data::fen::Leniency::Strict).unwrap()
 }
 
 fn san(p: &Chess, m: Move) -> String {
