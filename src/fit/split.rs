@@ -16,6 +16,8 @@
 
 use rusqlite::{Connection, params};
 
+use crate::data::GameResult;
+use crate::db::labels::LabelChoice;
 use crate::{Error, Result};
 
 /// One of the three parts of the split.
@@ -203,6 +205,49 @@ pub fn ensure(conn: &Connection) -> Result<usize> {
     }
     tx.commit()?;
     Ok(changes.len())
+}
+
+/// One stored position with the label a [`LabelChoice`] picks, its game result and part.
+#[derive(Clone, Debug)]
+pub struct LabelledRow {
+    /// Normalized FEN.
+    pub fen: String,
+    /// Chosen centipawn label (White's view), if any.
+    pub eval_cp: Option<i64>,
+    /// Chosen mate label (White's view), if any.
+    pub mate: Option<i64>,
+    /// The game's result, when known.
+    pub result: Option<GameResult>,
+    /// Its part of the split.
+    pub part: Part,
+}
+
+/// Every position, by id, with the label `labels` picks, its result and its split part
+/// (parts of new positions are stored first): what the learning tools read.
+pub fn labelled_rows(conn: &Connection, labels: &LabelChoice) -> Result<Vec<LabelledRow>> {
+    labels.check(conn)?;
+    ensure(conn)?;
+    let sql = labels.sql();
+    let mut stmt = conn.prepare(&format!(
+        "SELECT p.fen, {}, {}, p.result, s.part \
+         FROM positions p JOIN splits s ON s.position_id = p.id{} ORDER BY p.id",
+        sql.eval_cp, sql.mate, sql.joins
+    ))?;
+    let mut out = Vec::new();
+    let mut q = stmt.query(rusqlite::params_from_iter(labels.params()))?;
+    while let Some(r) = q.next()? {
+        let result: Option<String> = r.get(3)?;
+        let part: String = r.get(4)?;
+        out.push(LabelledRow {
+            fen: r.get(0)?,
+            eval_cp: r.get(1)?,
+            mate: r.get(2)?,
+            result: result.as_deref().and_then(GameResult::parse),
+            part: Part::parse(&part)
+                .ok_or_else(|| Error::Invalid(format!("splits: unknown part {part:?}")))?,
+        });
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

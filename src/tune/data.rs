@@ -92,33 +92,13 @@ pub fn load(
     leaves: Option<&Evaluator>,
     labels: &LabelChoice,
 ) -> Result<TuneSet> {
-    labels.check(conn)?;
-    split::ensure(conn)?;
-    let sql = labels.sql();
-    let mut stmt = conn.prepare(&format!(
-        "SELECT p.fen, {}, {}, p.result, s.part \
-         FROM positions p JOIN splits s ON s.position_id = p.id{} ORDER BY p.id",
-        sql.eval_cp, sql.mate, sql.joins
-    ))?;
-    let raw: Vec<(String, Option<f64>, f64, Part)> = stmt
-        .query_map(rusqlite::params_from_iter(labels.params()), |r| {
-            let fen: String = r.get(0)?;
-            let label = label_cp(r.get(1)?, r.get(2)?);
-            let result: Option<String> = r.get(3)?;
-            let part: String = r.get(4)?;
-            Ok((fen, label, result, part))
-        })?
-        .map(|row| {
-            let (fen, label, result, part) = row?;
-            let result = result
-                .as_deref()
-                .and_then(GameResult::parse)
-                .map_or(f64::NAN, GameResult::white_score);
-            let part = Part::parse(&part)
-                .ok_or_else(|| Error::Invalid(format!("splits: unknown part {part:?}")))?;
-            Ok((fen, label, result, part))
+    let raw: Vec<(String, Option<f64>, f64, Part)> = split::labelled_rows(conn, labels)?
+        .into_iter()
+        .map(|r| {
+            let result = r.result.map_or(f64::NAN, GameResult::white_score);
+            (r.fen, label_cp(r.eval_cp, r.mate), result, r.part)
         })
-        .collect::<Result<_>>()?;
+        .collect();
     let leaves = leaves.map(|e| std::sync::Arc::new(e.clone()));
     let rows: Vec<Result<TermRow>> = raw
         .par_iter()

@@ -4,7 +4,7 @@ use rayon::prelude::*;
 use rusqlite::Connection;
 use shakmaty::{Chess, Color, Position};
 
-use crate::data::{GameResult, parse_position};
+use crate::data::parse_position;
 use crate::db::labels::LabelChoice;
 use crate::fit::split::{self, Part};
 use crate::nnue::features;
@@ -102,33 +102,15 @@ pub fn label_cp(eval_cp: Option<i64>, mate: Option<i64>) -> Option<f32> {
 /// Reads every position with a label of `labels` and its split part (assigning parts
 /// first).
 pub fn load(conn: &Connection, labels: &LabelChoice) -> Result<Dataset> {
-    labels.check(conn)?;
-    split::ensure(conn)?;
-    let sql = labels.sql();
-    let mut stmt = conn.prepare(&format!(
-        "SELECT p.fen, {}, {}, p.result, s.part \
-         FROM positions p JOIN splits s ON s.position_id = p.id{} ORDER BY p.id",
-        sql.eval_cp, sql.mate, sql.joins
-    ))?;
     let mut rows = Vec::new();
     let mut unlabelled = 0;
-    let mut q = stmt.query(rusqlite::params_from_iter(labels.params()))?;
-    while let Some(r) = q.next()? {
-        let (eval_cp, mate): (Option<i64>, Option<i64>) = (r.get(1)?, r.get(2)?);
-        let Some(label) = label_cp(eval_cp, mate) else {
+    for r in split::labelled_rows(conn, labels)? {
+        let Some(label) = label_cp(r.eval_cp, r.mate) else {
             unlabelled += 1;
             continue;
         };
-        let fen: String = r.get(0)?;
-        let result: Option<String> = r.get(3)?;
-        let result = result
-            .as_deref()
-            .and_then(GameResult::parse)
-            .map_or(f32::NAN, |g| g.white_score() as f32);
-        let part: String = r.get(4)?;
-        let part = Part::parse(&part)
-            .ok_or_else(|| Error::Invalid(format!("splits: unknown part {part:?}")))?;
-        rows.push((fen, label, eval_cp.is_none(), result, part));
+        let result = r.result.map_or(f32::NAN, |g| g.white_score() as f32);
+        rows.push((r.fen, label, r.eval_cp.is_none(), result, r.part));
     }
     let samples: Vec<(Part, Result<Sample>)> = rows
         .into_par_iter()
