@@ -1,7 +1,7 @@
 //! Recorded runs: puzzle solving, matches, engine benchmarks and evaluator comparisons store
 //! their summaries in `runs`, so `chessgraph report` can show them next to the data.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 use serde::Serialize;
 
 use crate::Result;
@@ -59,7 +59,9 @@ pub fn latest_per_label(conn: &Connection, kind: &str) -> Result<Vec<Run>> {
 }
 
 /// The newest run of `kind`, if any.
+#[cfg(test)]
 pub fn latest(conn: &Connection, kind: &str) -> Result<Option<Run>> {
+    use rusqlite::OptionalExtension as _;
     Ok(conn
         .query_row(
             "SELECT id, kind, label, summary, created_at FROM runs WHERE kind = ?1 ORDER BY id DESC LIMIT 1",

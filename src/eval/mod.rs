@@ -277,6 +277,7 @@ impl Evaluator {
     }
 
     /// Whether the expensive study-mobility term is in use.
+    #[cfg(test)]
     pub fn uses_study_mobility(&self) -> bool {
         self.groups.study_mobility
     }

@@ -32,7 +32,9 @@ pub(super) fn counts_with(pos: &Chess, attacked: &ByColor<Bitboard>) -> (i32, i3
 
 /// Number of moves of the side not to move after a null move (python-chess:
 /// `b.push(chess.Move.null()); b.legal_moves.count()`). Promotions count 4 moves;
-/// capturing the king of a side in check counts as a move.
+/// capturing the king of a side in check counts as a move. (A reference for the tests:
+/// the features use [`mobility_counts`].)
+#[cfg(test)]
 pub fn null_move_mobility(pos: &Chess) -> i32 {
     null_move_count(pos, attacked_squares(pos.board(), pos.turn()))
 }

@@ -20,7 +20,9 @@ mod tests;
 
 use shakmaty::{Bitboard, Board, ByColor, Chess, Color, Piece, Position, Role, Square, attacks};
 
-pub use mobility::{mobility_counts, null_move_mobility};
+pub use mobility::mobility_counts;
+#[cfg(test)]
+pub use mobility::null_move_mobility;
 pub use pawns::{PawnSets, PawnStructure, pawn_sets, pawn_structure};
 
 /// The features of one position. Column names of the `features` table; white minus black
