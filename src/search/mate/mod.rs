@@ -124,7 +124,9 @@ pub fn verify_mate(pos: &Chess, key: Move, n: u32, limits: &MateLimits) -> Optio
 /// facts about positions, so they stay true for any later search).
 pub struct MateSearcher {
     tt: Vec<TtEntry>,
-    /// Off only in tests that check the table changes nothing but speed.
+    /// Off only in tests that check the table changes nothing but speed (not compiled
+    /// into the engine).
+    #[cfg(test)]
     use_tt: bool,
     /// Two killer moves per ply: mating moves at attacker plies, refutations at defender plies.
     killers: Vec<[u16; 2]>,
@@ -164,6 +166,7 @@ impl MateSearcher {
         let entries = 1usize << (usize::BITS - 1 - entries.leading_zeros());
         MateSearcher {
             tt: vec![TtEntry::default(); entries],
+            #[cfg(test)]
             use_tt: true,
             killers: Vec::new(),
             history: vec![0; 2 * 64 * 64],

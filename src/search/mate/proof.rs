@@ -51,6 +51,7 @@ impl MateSearcher {
     }
 
     pub(super) fn probe(&self, hash: u64) -> Option<TtEntry> {
+        #[cfg(test)]
         if !self.use_tt {
             return None;
         }
@@ -60,6 +61,7 @@ impl MateSearcher {
 
     /// Records "mates in ≤ k" (`proven`) or "no mate in ≤ k" for the node `hash`.
     pub(super) fn store(&mut self, hash: u64, k: u32, proven: bool, mv: Move) {
+        #[cfg(test)]
         if !self.use_tt {
             return;
         }
