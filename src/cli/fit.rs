@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
+use chessgraph::db::labels::LabelChoice;
 use chessgraph::fit::{Coefficient, FitRecord, Selection, Target, linear, logistic};
 
 /// Arguments of `chessgraph fit`.
@@ -37,6 +38,9 @@ struct Common {
     /// Seed of the train/held-out split [default: the seed stored in the database].
     #[arg(long)]
     seed: Option<i64>,
+    /// Labels to fit, in order of preference: `imported` or labeller names given to `chessgraph label`.
+    #[arg(long, default_value = "imported", value_name = "NAME,..")]
+    labels: String,
 }
 
 #[derive(clap::Args)]
@@ -62,7 +66,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     match args.model {
         Model::Linear(c) => {
-            let sel = selection(c);
+            let sel = selection(c)?;
             let f = linear::run(&conn, &sel).context("fit linear")?;
             header(&mut out, &f.record)?;
             coefficient_table(&mut out, &f.record.coefficients, "t")?;
@@ -80,7 +84,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                 TargetArg::Result => Target::WhiteWon,
                 TargetArg::Sign => Target::Sign,
             };
-            let sel = selection(a.common);
+            let sel = selection(a.common)?;
             let f = logistic::run(&conn, &sel, target).context("fit logistic")?;
             header(&mut out, &f.record)?;
             coefficient_table(&mut out, &f.record.coefficients, "z")?;
@@ -113,8 +117,10 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn selection(c: Common) -> Selection {
-    Selection::new(c.features, c.material, c.filter, c.seed)
+fn selection(c: Common) -> anyhow::Result<Selection> {
+    let mut sel = Selection::new(c.features, c.material, c.filter, c.seed);
+    sel.labels = LabelChoice::parse(&c.labels)?;
+    Ok(sel)
 }
 
 fn header(out: &mut impl Write, r: &FitRecord) -> std::io::Result<()> {

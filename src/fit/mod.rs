@@ -18,6 +18,7 @@ use ndarray::Array2;
 use rusqlite::{Connection, Statement};
 use serde::Serialize;
 
+use crate::db::labels::LabelChoice;
 use crate::{Error, Result};
 use split::Part;
 
@@ -92,6 +93,8 @@ pub struct Selection {
     pub filter: String,
     /// Split seed; `None` uses the seed stored in the database.
     pub seed: Option<i64>,
+    /// Which labels are the evaluation (`eval_cp` and mates) of a position.
+    pub labels: LabelChoice,
 }
 
 impl Selection {
@@ -118,6 +121,7 @@ impl Selection {
             }
         });
         Selection {
+            labels: LabelChoice::default(),
             features,
             filter,
             seed,
@@ -240,21 +244,26 @@ pub fn load(conn: &Connection, sel: &Selection, target: Target) -> Result<Data> 
     if use_table {
         split::ensure(conn)?;
     }
+    sel.labels.check(conn)?;
+    let labels = sel.labels.sql();
     let cols: Vec<String> = sel.features.iter().map(|f| format!("f.\"{f}\"")).collect();
     // The filter sits on its own lines so a trailing `--` comment cannot swallow the query.
     let sql = format!(
-        "SELECT p.fen, p.eval_cp, p.mate, p.result, \
+        "SELECT p.fen, {}, {}, p.result, \
                 (SELECT s.part FROM splits s WHERE s.position_id = p.id), {} \
-         FROM positions p JOIN features f ON f.position_id = p.id \
+         FROM positions p JOIN features f ON f.position_id = p.id{} \
          WHERE (\n{}\n)",
+        labels.eval_cp,
+        labels.mate,
         cols.join(", "),
+        labels.joins,
         sel.filter
     );
     let mut stmt = prepare_filtered(conn, &sql, &sel.filter)?;
     let k = sel.features.len();
     let (mut xtr, mut ytr, mut xte, mut yte) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut matched, mut without_target) = (0usize, 0usize);
-    let mut rows = stmt.query([])?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(sel.labels.params()))?;
     let mut values = Vec::with_capacity(k);
     while let Some(row) = rows.next()? {
         matched += 1;
