@@ -255,3 +255,30 @@ cgtest!(stats_lists_what_is_stored, |dir| {
         "{out}"
     );
 });
+
+cgtest!(every_learning_tool_reads_engine_labels, |dir| {
+    dir.ok(&["import", &fixture("positions-2000.csv")]);
+    dir.ok(&["analyze"]);
+    let engine = labeller(&dir, "fake.sh", SCORE_BY_LENGTH);
+    dir.ok(&[
+        "label", "--engine", &engine, "--name", "fake", "--jobs", "2",
+    ]);
+    let tau = |labels: &str| -> f64 {
+        let out = dir.ok(&[
+            "eval",
+            "--evaluator",
+            "material",
+            "--labels",
+            labels,
+            "--json",
+        ]);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v[0]["static_eval"]["tau"].as_f64().unwrap()
+    };
+    // Material tracks Stockfish's labels, not a FEN's length.
+    assert!(tau("imported") > tau("fake") + 0.2);
+    let out = dir.ok(&["fit", "linear", "--labels", "fake", "--where", "1"]);
+    assert!(out.contains("R²"), "{out}");
+    let out = dir.run(&["fit", "linear", "--labels", "nope"]);
+    assert!(!out.status.success());
+});
