@@ -60,6 +60,11 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(args.nodes >= 1, "--nodes must be at least 1");
     anyhow::ensure!(args.depth != Some(0), "--depth must be at least 1");
     anyhow::ensure!(args.win_cp > 0, "--win-cp must be positive");
+    // Each worker allocates its table up front: a size the machine cannot give would abort.
+    anyhow::ensure!(
+        (1..=4096).contains(&args.hash),
+        "--hash must be 1 to 4096 MiB per worker"
+    );
     let threads = args.threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
