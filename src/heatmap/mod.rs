@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 
-use crate::fit::prepare_filtered;
+use crate::db::filter::prepare_filtered;
 use crate::{Error, Result};
 
 /// The study's filter, as for `fit`: material level, not an endgame.
@@ -53,32 +53,12 @@ pub fn square_name(sq: usize) -> String {
 /// Calls `f(piece_index, square)` for every piece on the board part of `fen` (the text up to
 /// the first space); `None` when the board part is malformed.
 pub fn for_each_piece(fen: &str, mut f: impl FnMut(usize, usize)) -> Option<()> {
-    let board = fen.split(' ').next()?;
-    let (mut rank, mut file) = (7i32, 0i32);
-    for b in board.bytes() {
-        match b {
-            b'/' => {
-                if file != 8 || rank == 0 {
-                    return None;
-                }
-                rank -= 1;
-                file = 0;
-            }
-            b'1'..=b'8' => file += i32::from(b - b'0'),
-            _ => {
-                let p = piece_index(b as char)?;
-                if file >= 8 {
-                    return None;
-                }
-                f(p, (rank * 8 + file) as usize);
-                file += 1;
-            }
-        }
-        if file > 8 {
-            return None;
-        }
+    // Only the board is needed: shakmaty's board parser, without a legality check per row.
+    let board = shakmaty::Board::from_ascii_board_fen(fen.split(' ').next()?.as_bytes()).ok()?;
+    for (sq, piece) in board.iter() {
+        f(piece_index(piece.char())?, sq as usize);
     }
-    (rank == 0 && file == 8).then_some(())
+    Some(())
 }
 
 /// Sample counts and evaluation sums per piece and square.
@@ -241,10 +221,11 @@ mod tests {
         assert!(start.contains(&('K', "e1".into())));
         assert!(start.contains(&('q', "d8".into())));
         assert!(start.contains(&('P', "h2".into())));
-        let v = pieces("8/8/8/3k4/8/8/8/R3K3 b Q -");
+        let mut v = pieces("8/8/8/3k4/8/8/8/R3K3 b Q -");
+        v.sort();
         assert_eq!(
             v,
-            [('k', "d5".into()), ('R', "a1".into()), ('K', "e1".into())]
+            [('K', "e1".into()), ('R', "a1".into()), ('k', "d5".into())]
         );
         assert_eq!(square_name(0), "a1");
         assert_eq!(square_name(63), "h8");
