@@ -45,8 +45,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         .with_context(|| format!("analyze failed on {}", db_path.display()))?;
     progress.finish_and_clear();
     if summary.positions == 0 {
-        let stored: i64 = conn.query_row("SELECT count(*) FROM positions", [], |r| r.get(0))?;
-        if stored == 0 {
+        if db::stats::position_count(&conn)? == 0 {
             say!(
                 "nothing to analyze: the database has no positions (run `chessgraph import FILE` first)"
             )?;

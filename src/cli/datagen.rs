@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
-use chessgraph::data::fen::{self, Leniency};
 use chessgraph::data::openings::read_openings;
 use chessgraph::datagen::opening::{OpeningBook, Openings};
 use chessgraph::datagen::{self, Counts, Options};
@@ -101,14 +100,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     );
     let mut conn = chessgraph::db::open(db_path)
         .with_context(|| format!("cannot open database {}", db_path.display()))?;
-    let used: Vec<String> = {
-        let mut stmt = conn.prepare("SELECT start_fen FROM games WHERE start_fen IS NOT NULL")?;
-        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
-        rows.filter_map(|r| r.ok())
-            .filter_map(|f| fen::parse(&f, Leniency::DropCastling).ok())
-            .map(|p| fen::normalized_fen(&p))
-            .collect()
-    };
+    let used = chessgraph::db::import::game_starts(&conn)?;
     let (mut source, resumed) = GeneratedSource::open(&mut conn, &source_name, "datagen")?;
     let stored: std::collections::HashSet<u64> = source.stored_games()?.into_iter().collect();
     let todo: Vec<u64> = (1..=args.games).filter(|i| !stored.contains(i)).collect();

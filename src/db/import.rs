@@ -240,6 +240,20 @@ pub fn import_file(
     Ok(summary)
 }
 
+/// The start positions of every stored game (normalized FENs; the start position itself
+/// for games without a `FEN` tag is not listed): what a new datagen run must not reuse.
+pub fn game_starts(conn: &Connection) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare("SELECT start_fen FROM games WHERE start_fen IS NOT NULL")?;
+    let fens = stmt
+        .query_map([], |r| r.get::<_, String>(0))?
+        .collect::<rusqlite::Result<Vec<String>>>()?;
+    Ok(fens
+        .iter()
+        .filter_map(|f| data::fen::parse(f, data::fen::Leniency::DropCastling).ok())
+        .map(|p| data::fen::normalized_fen(&p))
+        .collect())
+}
+
 /// A source that chessgraph makes itself (`datagen`): rows arrive game by game, and each
 /// game is committed with the source's counters, so a killed run keeps every finished
 /// game and a re-run with the same `path` resumes the source.

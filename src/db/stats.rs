@@ -96,7 +96,12 @@ pub const SUMMARIZED: &[&str] = &[
     "passed_pawns_black",
 ];
 
-/// Gathers the statistics of an open database.
+/// Number of stored positions.
+pub fn position_count(conn: &Connection) -> Result<i64> {
+    Ok(conn.query_row("SELECT count(*) FROM positions", [], |r| r.get(0))?)
+}
+
+/// Gathers the statistics of an open database (everything `chessgraph stats` shows).
 pub fn gather(conn: &Connection) -> Result<Stats> {
     let int = |sql: &str| -> Result<i64> { Ok(conn.query_row(sql, [], |r| r.get(0))?) };
     let mut s = Stats {
