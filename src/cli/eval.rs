@@ -4,12 +4,15 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use std::io::IsTerminal;
+
 use anyhow::Context;
 use chessgraph::data::{Format, Pov, ReadOptions};
 use chessgraph::db::evaluators;
 use chessgraph::db::labels::LabelChoice;
 use chessgraph::fit::split::Part;
 use chessgraph::measure::evaluate::{self, Sample};
+use indicatif::{ProgressBar, ProgressStyle};
 
 /// Arguments of `chessgraph eval`.
 #[derive(clap::Args)]
@@ -40,6 +43,9 @@ pub struct Args {
     /// K of the Texel loss σ(K·cp), the same for every evaluator [default: fitted on the positions' labels and game results, else ln(10)/400].
     #[arg(long, value_name = "K")]
     k: Option<f64>,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
     /// Labels to measure against, in order of preference: `imported` or labeller names given to `chessgraph label`.
     #[arg(long, default_value = "imported", value_name = "NAME,..")]
     labels: String,
@@ -123,7 +129,21 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     };
     let mut reports = Vec::new();
     for (e, typed) in evals.iter().zip(&args.evaluator) {
-        let scores = evaluate::score(e, &samples, args.depth);
+        let bar = if args.quiet || !std::io::stderr().is_terminal() {
+            ProgressBar::hidden()
+        } else {
+            let b = ProgressBar::new(samples.len() as u64);
+            b.set_style(
+                ProgressStyle::with_template(
+                    "{prefix} [{bar:30}] {pos}/{len} positions, {per_sec}, eta {eta}",
+                )
+                .expect("valid template"),
+            );
+            b.set_prefix(typed.clone());
+            b
+        };
+        let scores = evaluate::score(e, &samples, args.depth, &bar);
+        bar.finish_and_clear();
         if let Some(path) = &args.output {
             let file = std::fs::File::create(path)
                 .with_context(|| format!("cannot create {}", path.display()))?;

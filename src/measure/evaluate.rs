@@ -142,7 +142,13 @@ pub struct Scores {
 const DEPTH_HASH_MIB: usize = 1;
 
 /// Evaluates every sample, in parallel; with `depth`, also searches each to that depth.
-pub fn score(evaluator: &Evaluator, samples: &[Sample], depth: Option<u32>) -> Vec<Scores> {
+/// `progress` advances by one per position.
+pub fn score(
+    evaluator: &Evaluator,
+    samples: &[Sample],
+    depth: Option<u32>,
+    progress: &indicatif::ProgressBar,
+) -> Vec<Scores> {
     let shared = std::sync::Arc::new(evaluator.clone());
     samples
         .par_iter()
@@ -151,13 +157,17 @@ pub fn score(evaluator: &Evaluator, samples: &[Sample], depth: Option<u32>) -> V
                 let searcher = depth.map(|_| Searcher::new(shared.clone(), DEPTH_HASH_MIB));
                 (Quiescence::new(shared.clone()), searcher)
             },
-            |(q, searcher), s| Scores {
-                static_cp: evaluator.evaluate(&s.pos),
-                qsearch_cp: q.leaf(&s.pos).0,
-                search_cp: searcher
-                    .as_mut()
-                    .zip(depth)
-                    .map(|(searcher, d)| searcher.depth_eval(&s.pos, d)),
+            |(q, searcher), s| {
+                let scores = Scores {
+                    static_cp: evaluator.evaluate(&s.pos),
+                    qsearch_cp: q.leaf(&s.pos).0,
+                    search_cp: searcher
+                        .as_mut()
+                        .zip(depth)
+                        .map(|(searcher, d)| searcher.depth_eval(&s.pos, d)),
+                };
+                progress.inc(1);
+                scores
             },
         )
         .collect()
@@ -292,7 +302,12 @@ mod tests {
         // White to move can take the undefended black queen on d5 with the e4 pawn.
         let s = sample("4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1", Label::Cp(800));
         let e = Evaluator::builtin("material").unwrap();
-        let sc = score(&e, std::slice::from_ref(&s), None);
+        let sc = score(
+            &e,
+            std::slice::from_ref(&s),
+            None,
+            &indicatif::ProgressBar::hidden(),
+        );
         assert_eq!(sc[0].static_cp, 100 - 900);
         assert_eq!(sc[0].qsearch_cp, 100);
         assert_eq!(sc[0].search_cp, None);
@@ -304,20 +319,40 @@ mod tests {
         // own pawns): beyond a capture-only quiescence search, within a 2-ply search.
         let s = sample("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", Label::None);
         let e = Evaluator::builtin("material").unwrap();
-        let sc = score(&e, std::slice::from_ref(&s), Some(2));
+        let sc = score(
+            &e,
+            std::slice::from_ref(&s),
+            Some(2),
+            &indicatif::ProgressBar::hidden(),
+        );
         // Material: rook 500 against three pawns 300; quiescence sees no capture.
         assert_eq!((sc[0].static_cp, sc[0].qsearch_cp), (200, 200));
         assert_eq!(sc[0].search_cp, Some(crate::eval::EVAL_LIMIT));
         // Black to move: the score is still from White's point of view (+200 material).
         let b = sample("6k1/5ppp/8/8/8/8/8/R5K1 b - - 0 1", Label::None);
-        let sb = score(&e, std::slice::from_ref(&b), Some(1));
+        let sb = score(
+            &e,
+            std::slice::from_ref(&b),
+            Some(1),
+            &indicatif::ProgressBar::hidden(),
+        );
         assert!(sb[0].search_cp.unwrap() > 0, "{sb:?}");
         // Already mated (Black, no legal move): White's point of view, no search needed.
         let mated = sample("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", Label::None);
-        let sm = score(&e, std::slice::from_ref(&mated), Some(3));
+        let sm = score(
+            &e,
+            std::slice::from_ref(&mated),
+            Some(3),
+            &indicatif::ProgressBar::hidden(),
+        );
         assert_eq!(sm[0].search_cp, Some(crate::eval::EVAL_LIMIT));
         // Deterministic whatever the order: the same position twice gives the same score.
-        let twice = score(&e, &[s.clone(), b.clone(), s.clone()], Some(3));
+        let twice = score(
+            &e,
+            &[s.clone(), b.clone(), s.clone()],
+            Some(3),
+            &indicatif::ProgressBar::hidden(),
+        );
         assert_eq!(twice[0].search_cp, twice[2].search_cp);
     }
 
@@ -331,7 +366,7 @@ mod tests {
             sample("4k3/8/8/8/8/8/8/4K3 w - - 0 1", Label::None),
         ];
         let e = Evaluator::builtin("material").unwrap();
-        let scores = score(&e, &samples, None);
+        let scores = score(&e, &samples, None, &indicatif::ProgressBar::hidden());
         let r = measure("material", &samples, &scores, None, 0.01);
         assert!(r.search.is_none());
         assert_eq!((r.positions, r.labelled, r.mate_labels), (5, 3, 1));
