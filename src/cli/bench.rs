@@ -16,6 +16,9 @@ pub struct Args {
     /// Evaluator: a built-in name (material, simplified, seed003), an evaluator file, or one stored by `tune` in --db.
     #[arg(long, default_value = "seed003")]
     evaluator: String,
+    /// Print the total as JSON instead of the table.
+    #[arg(long)]
+    json: bool,
 }
 
 /// Runs `chessgraph bench`: searches the fixed positions, prints nodes per position and
@@ -30,8 +33,9 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         .with_context(|| format!("loading evaluator {:?}", args.evaluator))?;
     let mut out = std::io::stdout().lock();
     let mut io_result = Ok(());
+    let json = args.json;
     let total = bench::run(Arc::new(evaluator), args.depth, &mut |line| {
-        if io_result.is_ok() {
+        if io_result.is_ok() && !json {
             let best = line.result.best.map_or("0000".to_owned(), |m| {
                 shakmaty::uci::UciMove::from_standard(m).to_string()
             });
@@ -48,16 +52,22 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         }
     })?;
     io_result?;
-    writeln!(out, "===========================")?;
-    writeln!(out, "Total time (ms) : {}", total.time.as_millis())?;
-    writeln!(out, "Nodes searched  : {}", total.nodes)?;
-    writeln!(out, "Nodes/second    : {}", total.nps())?;
+    if !json {
+        writeln!(out, "===========================")?;
+        writeln!(out, "Total time (ms) : {}", total.time.as_millis())?;
+        writeln!(out, "Nodes searched  : {}", total.nodes)?;
+        writeln!(out, "Nodes/second    : {}", total.nps())?;
+    }
     let record = serde_json::json!({
         "depth": args.depth,
         "nodes": total.nodes,
         "time_ms": total.time.as_millis() as u64,
         "nps": total.nps(),
     });
+    if json {
+        serde_json::to_writer_pretty(&mut out, &record)?;
+        writeln!(out)?;
+    }
     super::record_run(
         db_path,
         "bench",

@@ -52,6 +52,9 @@ pub struct Args {
     /// Print only the summary.
     #[arg(long, short)]
     quiet: bool,
+    /// Print the summary as JSON (and no per-game lines).
+    #[arg(long)]
+    json: bool,
 }
 
 fn command_line(cmd: &str) -> anyhow::Result<Vec<String>> {
@@ -136,14 +139,16 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         None => None,
     };
     let mut out = std::io::stdout().lock();
-    writeln!(
-        out,
-        "{} vs {}: {} games, {}",
-        names[0],
-        names[1],
-        opts.games,
-        tc.describe()
-    )?;
+    if !args.json {
+        writeln!(
+            out,
+            "{} vs {}: {} games, {}",
+            names[0],
+            names[1],
+            opts.games,
+            tc.describe()
+        )?;
+    }
     let mut io_error = None;
     let summary = matches::run(&specs, &opts, &mut |g, s| {
         if let Some(w) = pgn.as_mut()
@@ -151,7 +156,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         {
             io_error.get_or_insert(e);
         }
-        if !args.quiet {
+        if !args.quiet && !args.json {
             let _ = writeln!(
                 out,
                 "game {:>4}: {} - {} {} ({}, {} plies)   {}: +{} ={} -{}",
@@ -174,6 +179,13 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     }
     if let Some(mut w) = pgn {
         w.flush().context("writing the PGN")?;
+    }
+    let label = format!("{} vs {} ({})", names[0], names[1], tc.describe());
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &summary)?;
+        writeln!(out)?;
+        super::record_run(db_path, "match", &label, &summary);
+        return Ok(());
     }
     let elo = if summary.elo.is_finite() && summary.elo_95.is_finite() {
         format!("Elo {:+.0} ± {:.0} (95 %)", summary.elo, summary.elo_95)
@@ -203,7 +215,6 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         summary.failures[1],
         summary.mean_plies
     )?;
-    let label = format!("{} vs {} ({})", names[0], names[1], tc.describe());
     super::record_run(db_path, "match", &label, &summary);
     Ok(())
 }

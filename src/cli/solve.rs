@@ -18,6 +18,9 @@ pub struct Args {
     /// Time limit per puzzle in milliseconds (default: no limit, search until solved).
     #[arg(long, value_name = "MS")]
     movetime: Option<u64>,
+    /// Print the summary as JSON instead of the table.
+    #[arg(long)]
+    json: bool,
 }
 
 /// Runs `chessgraph solve`: one report line per puzzle, then the summary.
@@ -34,17 +37,23 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         );
     }
     let mut out = std::io::stdout().lock();
-    writeln!(out, "{REPORT_HEADER}")?;
+    if !args.json {
+        writeln!(out, "{REPORT_HEADER}")?;
+    }
     let mut solver = Solver::new(args.movetime.map(Duration::from_millis));
     let mut reports = Vec::with_capacity(set.puzzles.len());
     for puzzle in &set.puzzles {
         let report = solver.solve(puzzle);
-        writeln!(out, "{report}")?;
-        out.flush()?;
+        if !args.json {
+            writeln!(out, "{report}")?;
+            out.flush()?;
+        }
         reports.push(report);
     }
     let summary = Summary::new(&reports, set.bad.len());
-    writeln!(out, "{summary}")?;
+    if !args.json {
+        writeln!(out, "{summary}")?;
+    }
     let mut record = serde_json::json!({
         "solved": summary.solved,
         "attempted": summary.attempted,
@@ -59,6 +68,10 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     for g in &summary.by_n {
         record[format!("mate{}_solved", g.n)] = format!("{}/{}", g.solved, g.total).into();
         record[format!("mate{}_median_ms", g.n)] = (g.median.as_secs_f64() * 1e3).into();
+    }
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &record)?;
+        writeln!(out)?;
     }
     super::record_run(db_path, "solve", &args.input.display().to_string(), &record);
     Ok(())

@@ -161,3 +161,29 @@ cgtest!(full_shared_sets_are_read, |dir| {
         );
     }
 });
+
+cgtest!(solve_bench_and_match_print_json, |dir| {
+    let out = dir.ok(&[
+        "solve",
+        "--input",
+        fixture("puzzles-composed.epd").to_str().unwrap(),
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("solve --json is JSON");
+    assert_eq!(v["attempted"], 30, "{v}");
+    let out = dir.ok(&["bench", "--depth", "2", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("bench --json is JSON");
+    assert!(v["nodes"].as_u64().unwrap() > 0, "{v}");
+    let out = dir.ok(&[
+        "match",
+        "--engine2",
+        "chessgraph engine --evaluator material",
+        "--games",
+        "2",
+        "--nodes",
+        "200",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("match --json is JSON");
+    assert_eq!(v["games"], 2, "{v}");
+});
