@@ -41,6 +41,9 @@ struct Common {
     /// Labels to fit, in order of preference: `imported` or labeller names given to `chessgraph label`.
     #[arg(long, default_value = "imported", value_name = "NAME,..")]
     labels: String,
+    /// Print the stored fit (coefficients, metrics) as JSON instead of the tables.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -66,8 +69,14 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     match args.model {
         Model::Linear(c) => {
+            let json = c.json;
             let sel = selection(c)?;
             let f = linear::run(&conn, &sel).context("fit linear")?;
+            if json {
+                serde_json::to_writer_pretty(&mut out, &f.record)?;
+                writeln!(out)?;
+                return Ok(());
+            }
             header(&mut out, &f.record)?;
             coefficient_table(&mut out, &f.record.coefficients, "t")?;
             writeln!(out, "\n{:<8} {:>8} {:>9} {:>9}", "", "n", "R²", "RMSE")?;
@@ -84,8 +93,14 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                 TargetArg::Result => Target::WhiteWon,
                 TargetArg::Sign => Target::Sign,
             };
+            let json = a.common.json;
             let sel = selection(a.common)?;
             let f = logistic::run(&conn, &sel, target).context("fit logistic")?;
+            if json {
+                serde_json::to_writer_pretty(&mut out, &f.record)?;
+                writeln!(out)?;
+                return Ok(());
+            }
             header(&mut out, &f.record)?;
             coefficient_table(&mut out, &f.record.coefficients, "z")?;
             writeln!(

@@ -51,6 +51,9 @@ pub struct Args {
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
+    /// Print the result (settings chosen, losses and τ per part) as JSON instead of the tables.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Copy, Clone, clap::ValueEnum)]
@@ -97,7 +100,12 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         opts.alphas = a;
     }
 
-    let mut out = std::io::stdout().lock();
+    // With --json the tables go nowhere and one JSON document is printed at the end.
+    let mut out: Box<dyn Write> = if args.json {
+        Box::new(std::io::sink())
+    } else {
+        Box::new(std::io::stdout().lock())
+    };
     let load_start = Instant::now();
     let leaves = (!args.no_leaves).then_some(&opts.start);
     let labels = LabelChoice::parse(&args.labels)?;
@@ -220,6 +228,26 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             .save(&path)
             .with_context(|| format!("cannot write {}", path.display()))?;
         writeln!(out, "wrote {}", path.display())?;
+    }
+    if args.json {
+        drop(out);
+        let doc = serde_json::json!({
+            "id": id,
+            "name": tuned.evaluator.name(),
+            "k": tuned.k,
+            "k_positions": tuned.k_positions,
+            "alpha": tuned.alpha,
+            "lambda": tuned.lambda,
+            "steps": tuned.steps.len(),
+            "fitted_weights": tuned.fitted_weights,
+            "train": tuned.train,
+            "valid": tuned.valid,
+            "test": tuned.test,
+            "seconds": tuned.elapsed.as_secs_f64(),
+        });
+        let mut stdout = std::io::stdout().lock();
+        serde_json::to_writer_pretty(&mut stdout, &doc)?;
+        writeln!(stdout)?;
     }
     Ok(())
 }

@@ -140,7 +140,7 @@ pub struct Step {
 }
 
 /// Losses and agreement of the tuned (rounded) evaluator on one part.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct PartMetrics {
     /// Positions in the part that take part in the target.
     pub n: usize,

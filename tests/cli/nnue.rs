@@ -279,6 +279,25 @@ cgtest!(every_learning_tool_reads_engine_labels, |dir| {
     assert!(tau("imported") > tau("fake") + 0.2);
     let out = dir.ok(&["fit", "linear", "--labels", "fake", "--where", "1"]);
     assert!(out.contains("R²"), "{out}");
+    let out = dir.ok(&[
+        "fit", "linear", "--labels", "fake", "--where", "1", "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("fit --json is JSON");
+    assert_eq!(v["kind"], "linear", "{v}");
+    let out = dir.ok(&[
+        "tune",
+        "--labels",
+        "fake",
+        "--max-steps",
+        "1",
+        "--no-leaves",
+        "--json",
+        "--name",
+        "t",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("tune --json is JSON");
+    assert_eq!(v["name"], "t", "{v}");
+    assert!(v["test"]["n"].as_u64().unwrap() > 0, "{v}");
     let out = dir.run(&["fit", "linear", "--labels", "nope"]);
     assert!(!out.status.success());
 });
