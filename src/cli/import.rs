@@ -53,7 +53,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                     .with_context(|| format!("cannot write to database {}", db_path.display()));
             }
             Err(e) => {
-                warn!("chessgraph: error: {}", error_chain(&e));
+                warn!("chessgraph: error: {}: {}", file.display(), error_chain(&e));
                 failed.push(file.display().to_string());
                 continue;
             }

@@ -36,6 +36,12 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             args.input.display()
         );
     }
+    anyhow::ensure!(
+        !set.puzzles.is_empty(),
+        "no puzzle could be read from {} ({} unreadable)",
+        args.input.display(),
+        set.bad.len()
+    );
     let mut out = std::io::stdout().lock();
     if !args.json {
         writeln!(out, "{REPORT_HEADER}")?;
