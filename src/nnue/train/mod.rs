@@ -154,6 +154,10 @@ pub fn train(
     let mut epochs = Vec::new();
     let mut best: Option<(f64, usize, Params)> = None;
     let mut batch_buf: Vec<Sample> = Vec::with_capacity(opts.batch);
+    // One gradient buffer and scratch per thread, kept across batches.
+    let mut buffers: Vec<(Params, Scratch)> = (0..threads)
+        .map(|_| (Params::zeros(opts.hidden), Scratch::new(opts.hidden)))
+        .collect();
     for epoch in 1..=opts.epochs {
         shuffle(&mut order, &mut rng);
         let started = Instant::now();
@@ -170,34 +174,34 @@ pub fn train(
                 }
             }));
             let chunk = batch_buf.len().div_ceil(threads);
-            let parts: Vec<(Params, f64)> = batch_buf
+            let used = batch_buf.len().div_ceil(chunk);
+            let losses: Vec<f64> = batch_buf
                 .par_chunks(chunk)
-                .map(|c| {
-                    let mut g = Params::zeros(opts.hidden);
-                    let mut scratch = Scratch::new(opts.hidden);
-                    let loss = params.backward(c, opts.k, opts.lambda, &mut g, &mut scratch);
-                    (g, loss)
+                .zip(buffers.par_iter_mut())
+                .map(|(c, (g, scratch))| {
+                    g.fill_zero();
+                    params.backward(c, opts.k, opts.lambda, g, scratch)
                 })
                 .collect();
-            let mut parts = parts.into_iter();
-            let (mut grad, mut loss) = parts.next().expect("a batch has a chunk");
-            for (g, l) in parts {
-                grad.add(&g);
-                loss += l;
-            }
-            loss_sum += loss;
-            let scale = 1.0 / batch_buf.len() as f32;
-            for s in grad.slices_mut() {
-                s.iter_mut().for_each(|g| *g *= scale);
-            }
+            loss_sum += losses.iter().sum::<f64>();
+            // Sum the chunks' gradients into the first, in chunk order (deterministic).
+            let (first, rest) = buffers.split_at_mut(1);
+            let others: Vec<&Params> = rest[..used - 1].iter().map(|(g, _)| g).collect();
+            first[0].0.add_all(&others);
             lr = cosine_lr(
                 opts.lr,
                 opts.final_lr,
                 (epoch - 1) * batches + b,
                 total_steps,
             );
-            adam.step(&mut params, &grad, lr);
-            params.clip();
+            let scale = 1.0 / batch_buf.len() as f32;
+            adam.step_scaled(
+                &mut params,
+                &first[0].0,
+                scale,
+                lr,
+                crate::nnue::WEIGHT_CLIP,
+            );
             progress(Progress::Batch(
                 epoch,
                 b + 1,

@@ -70,6 +70,30 @@ impl Params {
         [&self.ft_w, &self.ft_b, &self.out_w, &self.out_b]
     }
 
+    /// Sets every value to zero (reusing the buffers).
+    pub fn fill_zero(&mut self) {
+        for s in self.slices_mut() {
+            s.fill(0.0);
+        }
+    }
+
+    /// Adds every one of `others` into `self`, element by element in the order given (the
+    /// same sums as adding them one after the other), in parallel blocks.
+    pub fn add_all(&mut self, others: &[&Params]) {
+        use rayon::prelude::*;
+        const BLOCK: usize = 8192;
+        for (k, dst) in self.slices_mut().into_iter().enumerate() {
+            dst.par_chunks_mut(BLOCK).enumerate().for_each(|(b, d)| {
+                let (at, len) = (b * BLOCK, d.len());
+                for o in others {
+                    for (x, &y) in d.iter_mut().zip(&o.slices()[k][at..at + len]) {
+                        *x += y;
+                    }
+                }
+            });
+        }
+    }
+
     /// Adds `other` into `self`.
     pub fn add(&mut self, other: &Params) {
         for (a, b) in self.slices_mut().into_iter().zip(other.slices()) {

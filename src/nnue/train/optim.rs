@@ -32,6 +32,22 @@ impl AdamW {
 
     /// One update of `params` with gradient `grad` (already averaged over the batch).
     pub fn step(&mut self, params: &mut Params, grad: &Params, lr: f32) {
+        self.step_scaled(params, grad, 1.0, lr, f32::INFINITY);
+    }
+
+    /// One update with the gradient `grad · scale`, then every parameter clipped to
+    /// ±`clip`. Element-wise, so it runs on all cores in blocks and gives the same numbers
+    /// whatever the split.
+    pub fn step_scaled(
+        &mut self,
+        params: &mut Params,
+        grad: &Params,
+        scale: f32,
+        lr: f32,
+        clip: f32,
+    ) {
+        use rayon::prelude::*;
+        const BLOCK: usize = 8192;
         self.step += 1;
         let (b1, b2) = (self.beta1, self.beta2);
         let c1 = 1.0 - b1.powi(self.step as i32);
@@ -49,12 +65,19 @@ impl AdamW {
             } else {
                 1.0
             };
-            for i in 0..p.len() {
-                m[i] = b1 * m[i] + (1.0 - b1) * g[i];
-                v[i] = b2 * v[i] + (1.0 - b2) * g[i] * g[i];
-                let update = (m[i] / c1) / ((v[i] / c2).sqrt() + 1e-8);
-                p[i] = p[i] * decay - lr * update;
-            }
+            p.par_chunks_mut(BLOCK)
+                .zip(g.par_chunks(BLOCK))
+                .zip(m.par_chunks_mut(BLOCK))
+                .zip(v.par_chunks_mut(BLOCK))
+                .for_each(|(((p, g), m), v)| {
+                    for i in 0..p.len() {
+                        let g = g[i] * scale;
+                        m[i] = b1 * m[i] + (1.0 - b1) * g;
+                        v[i] = b2 * v[i] + (1.0 - b2) * g * g;
+                        let update = (m[i] / c1) / ((v[i] / c2).sqrt() + 1e-8);
+                        p[i] = (p[i] * decay - lr * update).clamp(-clip, clip);
+                    }
+                });
         }
     }
 }
