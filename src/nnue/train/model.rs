@@ -8,7 +8,7 @@
 //! compiler vectorizes.
 
 use crate::nnue::features::mirror;
-use crate::nnue::{INPUTS, Network, QA, QB, SCALE, WEIGHT_CLIP};
+use crate::nnue::{INPUTS, Network, QA, QB, SCALE};
 
 use super::data::Sample;
 
@@ -228,15 +228,6 @@ impl Params {
             }
         }
         loss
-    }
-
-    /// Keeps weights where quantization can represent them.
-    pub fn clip(&mut self) {
-        for s in self.slices_mut() {
-            for w in s.iter_mut() {
-                *w = w.clamp(-WEIGHT_CLIP, WEIGHT_CLIP);
-            }
-        }
     }
 
     /// The quantized network: first layer × QA, output weights × QB, output bias × QA·QB.
