@@ -494,3 +494,67 @@ cgtest!(reading_commands_do_not_write_the_database, |dir| {
     assert_eq!(dir.int("SELECT count(*) FROM runs"), 1);
     assert_eq!(dir.int("SELECT count(*) FROM runs WHERE kind = 'eval'"), 1);
 });
+
+/// `chessgraph ARGS` as the unprivileged user `nobody` (root ignores permission bits, so a
+/// read-only database can only be tested as someone else); `None` where that cannot be
+/// done here (not root, or no `setpriv`), which the test reports as skipped.
+fn run_as_nobody(dir: &Dir, args: &[&str]) -> Option<std::process::Output> {
+    let is_root = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .ok()
+        .is_some_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    if !is_root || !std::path::Path::new("/usr/bin/setpriv").exists() {
+        eprintln!("skipped: read-only database tests need root and setpriv");
+        return None;
+    }
+    Some(
+        std::process::Command::new("/usr/bin/setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_chessgraph"))
+            .arg("--db")
+            .arg(dir.db())
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .expect("run setpriv"),
+    )
+}
+
+cgtest!(a_read_only_database_can_be_read, |dir| {
+    use std::os::unix::fs::PermissionsExt;
+    dir.ok(&["import", &fixture("three-games.pgn")]);
+    dir.sql()
+        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
+        .unwrap();
+    let set = |path: &std::path::Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    set(&dir.db(), 0o444);
+    // A read-only file in a read-only directory, then in a writable one.
+    for dir_mode in [0o755, 0o777] {
+        set(dir.path(), dir_mode);
+        for args in [
+            vec!["stats"],
+            vec![
+                "eval",
+                "--evaluator",
+                "material",
+                "--part",
+                "all",
+                "--quiet",
+            ],
+            vec!["report"],
+        ] {
+            let Some(out) = run_as_nobody(&dir, &args) else {
+                return;
+            };
+            assert!(
+                out.status.success(),
+                "{args:?} in a {dir_mode:o} directory: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    set(dir.path(), 0o700);
+});
