@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use chessgraph::data::{Format, Pov};
 use chessgraph::db::{self, import::ImportOptions};
+use chessgraph::uci::output::error_chain;
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// Arguments of `chessgraph import`.
@@ -126,15 +127,4 @@ fn progress_bar(quiet: bool, file: &Path) -> ProgressBar {
     );
     bar.set_message(file.display().to_string());
     bar
-}
-
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut source = e.source();
-    while let Some(cause) = source {
-        s.push_str(": ");
-        s.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    s
 }

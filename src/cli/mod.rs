@@ -70,8 +70,9 @@ pub fn record_run(path: &Path, kind: &str, label: &str, summary: &impl serde::Se
         .and_then(|conn| chessgraph::db::runs::record(&conn, kind, label, summary));
     if let Err(e) = result {
         warn!(
-            "chessgraph: warning: could not record the {kind} run in {}: {e}",
-            path.display()
+            "chessgraph: warning: could not record the {kind} run in {}: {}",
+            path.display(),
+            chessgraph::uci::output::error_chain(&e)
         );
     }
 }

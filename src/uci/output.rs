@@ -63,7 +63,7 @@ pub fn info_line(info: &Info) -> String {
 }
 
 /// An error and its causes on one line.
-pub(super) fn error_chain(e: &dyn std::error::Error) -> String {
+pub fn error_chain(e: &dyn std::error::Error) -> String {
     let mut s = e.to_string();
     let mut src = e.source();
     while let Some(c) = src {
