@@ -72,3 +72,15 @@ impl Error {
 
 /// Result alias for the library.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// An error and its causes on one line.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut src = e.source();
+    while let Some(c) = src {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        src = c.source();
+    }
+    s
+}

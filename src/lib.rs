@@ -13,6 +13,8 @@
 //!    format and built-ins; [`nnue`]: the network, its accumulators and its CPU trainer.
 //! 6. [`search`]: the engine's alpha-beta search, quiescence, mate search; [`tune`]: Texel
 //!    tuning of the linear evaluator on quiescence leaves.
+//!    [`players`]: the studies' simple players (random, greedy, minimax, MCTS, ...) and the
+//!    engine behind one interface.
 //! 7. [`uci`]: the UCI engine loop, and a client for other engines.
 //! 8. [`datagen`]: self-play training data; [`label`]: labelling with any UCI engine.
 //! 9. [`measure`]: puzzles, evaluator comparisons, matches; [`heatmap`] and [`report`].
@@ -30,6 +32,7 @@ pub mod heatmap;
 pub mod label;
 pub mod measure;
 pub mod nnue;
+pub mod players;
 pub mod report;
 pub mod search;
 pub mod tune;

@@ -17,7 +17,8 @@ use super::command::{Command, Game, Go, limits, parse};
 use super::output::{Output, error_chain};
 use super::worker::{GoJob, Job, search_thread};
 use crate::eval::Evaluator;
-use crate::search::{Control, Searcher};
+use crate::players::Player;
+use crate::search::Control;
 
 /// UCI option values kept by the reader thread.
 struct Options {
@@ -41,6 +42,8 @@ fn random_seed() -> u64 {
 }
 
 struct Engine {
+    /// The player's spec, shown in `id name` when it is not the engine itself.
+    player: String,
     out: Output,
     resolve: Resolver,
     jobs: Sender<Job>,
@@ -66,7 +69,11 @@ impl Engine {
     fn uci(&self) {
         let o = &self.options;
         let out = &self.out;
-        out.line(&format!("id name {ENGINE_NAME}"));
+        if self.player.starts_with("engine") {
+            out.line(&format!("id name {ENGINE_NAME}"));
+        } else {
+            out.line(&format!("id name {ENGINE_NAME} {}", self.player));
+        }
         out.line("id author the chessgraph team");
         out.line(&format!(
             "option name Hash type spin default {} min 1 max 16384",
@@ -290,16 +297,17 @@ impl Engine {
 /// else the caller knows of, such as evaluators stored in a database).
 pub type Resolver = Box<dyn Fn(&str) -> crate::Result<Evaluator>>;
 
-/// Runs the UCI engine until `quit` or end of input.
+/// Runs the UCI engine until `quit` or end of input, choosing moves with `player` (the
+/// engine's [`crate::search::Searcher`], or one of the studies' players).
 pub fn run(
     input: impl BufRead,
     out: Output,
-    evaluator: Evaluator,
+    player: Box<dyn Player>,
     evaluator_spec: &str,
     resolve: Resolver,
 ) -> io::Result<()> {
-    let searcher = Searcher::new(Arc::new(evaluator), 16);
-    let control = searcher.control();
+    let control = player.control();
+    let player_name = player.name();
     let searches = Arc::new(AtomicUsize::new(0));
     let stopped_up_to = Arc::new(AtomicU64::new(0));
     let (tx, rx) = mpsc::channel();
@@ -311,9 +319,10 @@ pub fn run(
             .name("search".into())
             // Deep recursion (128 plies, qsearch on top) with move lists on the stack.
             .stack_size(64 * 1024 * 1024)
-            .spawn(move || search_thread(searcher, rx, out, searches, stopped_up_to))?
+            .spawn(move || search_thread(player, rx, out, searches, stopped_up_to))?
     };
     let mut engine = Engine {
+        player: player_name,
         out,
         resolve,
         jobs: tx,

@@ -62,14 +62,4 @@ pub fn info_line(info: &Info) -> String {
     s
 }
 
-/// An error and its causes on one line.
-pub fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut src = e.source();
-    while let Some(c) = src {
-        s.push_str(": ");
-        s.push_str(&c.to_string());
-        src = c.source();
-    }
-    s
-}
+pub use crate::error::error_chain;

@@ -150,7 +150,7 @@ fn session(input: &str) -> String {
     run(
         io::Cursor::new(input.to_owned()),
         out,
-        e,
+        Box::new(crate::search::Searcher::new(Arc::new(e), 16)),
         "seed003",
         Box::new(Evaluator::by_name_or_path),
     )

@@ -1,4 +1,4 @@
-//! The search thread: it owns the [`Searcher`] and takes jobs (`go`, option changes,
+//! The search thread: it owns the [`Player`] (the engine's searcher by default) and takes jobs (`go`, option changes,
 //! `isready`) from a channel in order. After a search ends under `go infinite` or `go
 //! ponder` it blocks until `stop` or `ponderhit` (a condition variable, not polling).
 
@@ -13,7 +13,8 @@ use shakmaty_syzygy::Tablebase;
 use super::command::Game;
 use super::output::{Output, info_line, uci_move};
 use crate::eval::Evaluator;
-use crate::search::{Limits, Searcher};
+use crate::players::Player;
+use crate::search::Limits;
 
 /// A `go` for the search thread.
 pub(super) struct GoJob {
@@ -37,15 +38,15 @@ pub(super) enum Job {
     Quit,
 }
 
-/// The search thread: owns the searcher and runs jobs until `Quit`.
+/// The search thread: owns the player and runs jobs until `Quit`.
 pub(super) fn search_thread(
-    mut searcher: Searcher,
+    mut player: Box<dyn Player>,
     jobs: Receiver<Job>,
     out: Output,
     searches: Arc<AtomicUsize>,
     stopped_up_to: Arc<AtomicU64>,
 ) {
-    let control = searcher.control();
+    let control = player.control();
     while let Ok(job) = jobs.recv() {
         match job {
             Job::Go(job) => {
@@ -67,7 +68,7 @@ pub(super) fn search_thread(
                         (Some(m), None)
                     }
                     None => {
-                        let r = searcher.search(&game.position, &game.history, &limits, &mut |i| {
+                        let r = player.choose(&game.position, &game.history, &limits, &mut |i| {
                             out.line(&info_line(i))
                         });
                         (r.best, r.ponder)
@@ -90,16 +91,24 @@ pub(super) fn search_thread(
                 searches.fetch_sub(1, Ordering::SeqCst);
                 out.line(&line);
             }
+            // Options of the engine's search; other players have no use for them.
             Job::Hash(mib) => {
-                if let Err(e) = searcher.set_hash(mib) {
+                if let Some(Err(e)) = player.searcher().map(|s| s.set_hash(mib)) {
                     out.error(&format!("option Hash: {e}; using 16 MiB"));
                 }
             }
-            Job::Evaluator(e) => searcher.set_evaluator(e),
-            Job::MultiPv(n) => searcher.set_multipv(n),
-            Job::Overhead(d) => searcher.set_overhead(d),
-            Job::Tablebase(tb) => searcher.set_tablebase(tb),
-            Job::NewGame => searcher.clear(),
+            Job::Evaluator(e) => player.set_evaluator(e),
+            Job::MultiPv(n) => player.searcher().into_iter().for_each(|s| s.set_multipv(n)),
+            Job::Overhead(d) => player
+                .searcher()
+                .into_iter()
+                .for_each(|s| s.set_overhead(d)),
+            Job::Tablebase(tb) => {
+                if let Some(s) = player.searcher() {
+                    s.set_tablebase(tb);
+                }
+            }
+            Job::NewGame => player.new_game(),
             Job::Ready => out.line("readyok"),
             Job::Quit => break,
         }

@@ -1,0 +1,199 @@
+//! The studies' players: simple move choosers that the PUC-Rio and Unicamp studies played
+//! against each other, beside the engine itself.
+//!
+//! Every player implements [`Player`]: given a position, the keys of the game's earlier
+//! positions and the UCI limits, it chooses a move. The UCI loop (`chessgraph engine
+//! --player SPEC`), `solve` and `tournament` drive any player the same way.
+//!
+//! A player is named by a spec, `NAME[:key=value,...]` ([`Spec`]):
+//!
+//! | spec | player |
+//! | --- | --- |
+//! | `engine[:evaluator=E]` | the engine's full search (the default) |
+//! | `random[:seed=S]` | a uniformly random legal move, seeded |
+//!
+//! Keys a player does not know are errors, so a typo never silently plays the defaults.
+
+pub mod random;
+pub mod spec;
+
+use std::sync::Arc;
+
+use shakmaty::Chess;
+
+pub use spec::{Spec, SpecError};
+
+use crate::eval::Evaluator;
+use crate::search::{Control, Info, Limits, SearchResult, Searcher};
+
+/// Something that chooses moves.
+pub trait Player: Send {
+    /// The player's spec as it would be written to recreate it (e.g. `random:seed=1`).
+    fn name(&self) -> String;
+
+    /// The flags the UCI loop sets to stop a running [`Player::choose`] (every player
+    /// should return soon after `stop` is set, with the best move it has).
+    fn control(&self) -> Control;
+
+    /// Forgets everything about the current game (UCI `ucinewgame`).
+    fn new_game(&mut self) {}
+
+    /// Replaces the evaluator, for players that use one (UCI option `Evaluator`).
+    fn set_evaluator(&mut self, _evaluator: Arc<Evaluator>) {}
+
+    /// The engine's searcher, for the UCI options only it has (Hash, MultiPV, ...).
+    fn searcher(&mut self) -> Option<&mut Searcher> {
+        None
+    }
+
+    /// Chooses a move in `pos`; `history` holds the Zobrist keys of the game's earlier
+    /// positions (oldest first) for repetition draws. Progress goes to `info`. The result's
+    /// `best` is `None` only when `pos` has no legal move.
+    fn choose(
+        &mut self,
+        pos: &Chess,
+        history: &[u64],
+        limits: &Limits,
+        info: &mut dyn FnMut(&Info),
+    ) -> SearchResult;
+}
+
+/// The engine: iterative deepening alpha-beta with every refinement ([`crate::search`]).
+impl Player for Searcher {
+    fn name(&self) -> String {
+        format!("engine:evaluator={}", self.evaluator().name())
+    }
+
+    fn control(&self) -> Control {
+        Searcher::control(self)
+    }
+
+    fn new_game(&mut self) {
+        self.clear();
+    }
+
+    fn set_evaluator(&mut self, evaluator: Arc<Evaluator>) {
+        Searcher::set_evaluator(self, evaluator);
+    }
+
+    fn searcher(&mut self) -> Option<&mut Searcher> {
+        Some(self)
+    }
+
+    fn choose(
+        &mut self,
+        pos: &Chess,
+        history: &[u64],
+        limits: &Limits,
+        info: &mut dyn FnMut(&Info),
+    ) -> SearchResult {
+        self.search(pos, history, limits, info)
+    }
+}
+
+/// Names of the players [`build`] knows, for help texts and errors.
+pub const PLAYER_NAMES: &[&str] = &["engine", "random"];
+
+/// Turns an evaluator spec (built-in name, file, stored name) into an evaluator.
+pub type Resolve<'a> = dyn Fn(&str) -> crate::Result<Evaluator> + 'a;
+
+/// Builds the player a spec names. `default_evaluator` is used by players that take an
+/// `evaluator` key when the spec gives none; `resolve` turns an `evaluator=` value into
+/// an evaluator.
+pub fn build(
+    spec: &Spec,
+    default_evaluator: Arc<Evaluator>,
+    resolve: &Resolve<'_>,
+) -> Result<Box<dyn Player>, SpecError> {
+    let evaluator = |spec: &Spec| -> Result<Arc<Evaluator>, SpecError> {
+        match spec.get("evaluator") {
+            None => Ok(default_evaluator.clone()),
+            Some(e) => resolve(e).map(Arc::new).map_err(|err| SpecError::Value {
+                player: spec.name.clone(),
+                key: "evaluator".into(),
+                value: e.into(),
+                why: crate::error::error_chain(&err),
+            }),
+        }
+    };
+    match spec.name.as_str() {
+        "engine" => {
+            spec.check_keys(&["evaluator", "hash"])?;
+            let hash = spec.parse_or("hash", 16usize, 1..=16384)?;
+            Ok(Box::new(Searcher::new(evaluator(spec)?, hash)))
+        }
+        "random" => {
+            spec.check_keys(&["seed"])?;
+            let seed = spec.parse_or("seed", 1u64, 0..=u64::MAX)?;
+            Ok(Box::new(random::RandomPlayer::new(seed)))
+        }
+        other => Err(SpecError::UnknownPlayer(other.to_owned())),
+    }
+}
+
+/// The result of a choice made without a search: `best` with a zero score and no nodes.
+pub fn plain_result(best: Option<shakmaty::Move>, time: std::time::Duration) -> SearchResult {
+    SearchResult {
+        best,
+        ponder: None,
+        score: crate::search::Score::Cp(0),
+        depth: 0,
+        nodes: 0,
+        time,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::Position;
+
+    fn resolve(s: &str) -> crate::Result<Evaluator> {
+        Evaluator::by_name_or_path(s)
+    }
+
+    fn seed003() -> Arc<Evaluator> {
+        Arc::new(Evaluator::builtin("seed003").unwrap())
+    }
+
+    #[test]
+    fn builds_known_players_and_refuses_the_rest() {
+        let p = build(&Spec::parse("random:seed=5").unwrap(), seed003(), &resolve).unwrap();
+        assert_eq!(p.name(), "random:seed=5");
+        let p = build(
+            &Spec::parse("engine:evaluator=material").unwrap(),
+            seed003(),
+            &resolve,
+        )
+        .unwrap();
+        assert_eq!(p.name(), "engine:evaluator=material");
+        let e = build(&Spec::parse("nobody").unwrap(), seed003(), &resolve)
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("unknown player \"nobody\""), "{e}");
+        let e = build(&Spec::parse("random:sede=5").unwrap(), seed003(), &resolve)
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("sede"), "{e}");
+        let e = build(
+            &Spec::parse("engine:evaluator=no-such-thing").unwrap(),
+            seed003(),
+            &resolve,
+        )
+        .err()
+        .unwrap();
+        assert!(e.to_string().contains("no-such-thing"), "{e}");
+    }
+
+    #[test]
+    fn engine_player_moves_legally() {
+        let mut p = build(&Spec::parse("engine").unwrap(), seed003(), &resolve).unwrap();
+        let pos = Chess::default();
+        let limits = Limits {
+            depth: Some(3),
+            ..Limits::default()
+        };
+        let r = p.choose(&pos, &[], &limits, &mut |_| {});
+        assert!(pos.is_legal(r.best.unwrap()));
+    }
+}
