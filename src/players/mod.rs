@@ -11,11 +11,22 @@
 //! | --- | --- |
 //! | `engine[:evaluator=E]` | the engine's full search (the default) |
 //! | `random[:seed=S]` | a uniformly random legal move, seeded |
+//! | `greedy[:evaluator=E]` | the best move after one ply and a capture search |
+//! | `minimax[:depth=D,evaluator=E]` | plain fixed-depth alpha-beta, depth 4 (the studies' bots) |
+//! | `mcts[:iterations=N,c=C,rollout=P,seed=S,evaluator=E]` | UCT Monte Carlo tree search |
+//!
+//! Players that take an `evaluator` use the one the command was given (`--evaluator`,
+//! default `seed003`, the study's evaluator) when the spec names none.
 //!
 //! Keys a player does not know are errors, so a typo never silently plays the defaults.
 
+pub mod greedy;
+pub mod mcts;
+pub mod minimax;
 pub mod random;
+pub mod rules;
 pub mod spec;
+pub mod stopping;
 
 use std::sync::Arc;
 
@@ -92,7 +103,7 @@ impl Player for Searcher {
 }
 
 /// Names of the players [`build`] knows, for help texts and errors.
-pub const PLAYER_NAMES: &[&str] = &["engine", "random"];
+pub const PLAYER_NAMES: &[&str] = &["engine", "random", "greedy", "minimax", "mcts"];
 
 /// Turns an evaluator spec (built-in name, file, stored name) into an evaluator.
 pub type Resolve<'a> = dyn Fn(&str) -> crate::Result<Evaluator> + 'a;
@@ -126,6 +137,32 @@ pub fn build(
             spec.check_keys(&["seed"])?;
             let seed = spec.parse_or("seed", 1u64, 0..=u64::MAX)?;
             Ok(Box::new(random::RandomPlayer::new(seed)))
+        }
+        "greedy" => {
+            spec.check_keys(&["evaluator"])?;
+            Ok(Box::new(greedy::GreedyPlayer::new(evaluator(spec)?)))
+        }
+        "minimax" => {
+            spec.check_keys(&["depth", "evaluator"])?;
+            let depth = spec.parse_or("depth", minimax::DEFAULT_DEPTH, 1..=minimax::MAX_DEPTH)?;
+            Ok(Box::new(minimax::MinimaxPlayer::new(
+                depth,
+                evaluator(spec)?,
+            )))
+        }
+        "mcts" => {
+            spec.check_keys(&["iterations", "c", "rollout", "seed", "evaluator"])?;
+            let settings = mcts::MctsSettings {
+                iterations: spec.parse_or(
+                    "iterations",
+                    mcts::DEFAULT_ITERATIONS,
+                    1..=100_000_000,
+                )?,
+                c: spec.parse_or("c", mcts::DEFAULT_C, 0.0..=100.0)?,
+                rollout: spec.parse_or("rollout", mcts::DEFAULT_ROLLOUT, 0..=1000)?,
+                seed: spec.parse_or("seed", 1u64, 0..=u64::MAX)?,
+            };
+            Ok(Box::new(mcts::MctsPlayer::new(settings, evaluator(spec)?)))
         }
         other => Err(SpecError::UnknownPlayer(other.to_owned())),
     }
@@ -183,6 +220,43 @@ mod tests {
         .err()
         .unwrap();
         assert!(e.to_string().contains("no-such-thing"), "{e}");
+    }
+
+    #[test]
+    fn builds_the_studies_players_and_their_names_rebuild_them() {
+        for (spec, name) in [
+            ("greedy", "greedy:evaluator=seed003"),
+            ("minimax", "minimax:depth=4,evaluator=seed003"),
+            (
+                "minimax:evaluator=material,depth=2",
+                "minimax:depth=2,evaluator=material",
+            ),
+            (
+                "mcts",
+                "mcts:iterations=3000,c=2,rollout=6,seed=1,evaluator=seed003",
+            ),
+            (
+                "mcts:c=1.5,seed=9",
+                "mcts:iterations=3000,c=1.5,rollout=6,seed=9,evaluator=seed003",
+            ),
+        ] {
+            let p = build(&Spec::parse(spec).unwrap(), seed003(), &resolve).unwrap();
+            assert_eq!(p.name(), name);
+            let again = build(&Spec::parse(name).unwrap(), seed003(), &resolve).unwrap();
+            assert_eq!(again.name(), name);
+        }
+        for bad in [
+            "minimax:depth=0",
+            "minimax:depth=33",
+            "minimax:seed=1",
+            "mcts:iterations=0",
+            "mcts:c=-1",
+            "mcts:rollout=x",
+            "greedy:depth=2",
+        ] {
+            let spec = Spec::parse(bad).unwrap();
+            assert!(build(&spec, seed003(), &resolve).is_err(), "{bad}");
+        }
     }
 
     #[test]
