@@ -1,7 +1,7 @@
 //! `mcts[:iterations=N,c=C,rollout=P,seed=S,evaluator=E]`: UCT Monte Carlo tree search
 //! as the PUC-Rio study ran it.
 //!
-//! Each of N iterations (default 3,000) walks down the tree by UCB1 — the child `i` of a
+//! Each of N iterations (default 3,000, at most 1,000,000) walks down the tree by UCB1 — the child `i` of a
 //! node visited `n` times maximising `w_i / n_i + C · sqrt(ln n / n_i)` (default C = 2;
 //! `w_i` counts the wins of the player who moved into child `i`, a draw counting ½) —
 //! until a node with an untried move, expands one untried move chosen at random, and
@@ -37,6 +37,8 @@ use crate::search::{Control, Info, Limits, MATE, Score, SearchResult, hash};
 
 /// Default number of iterations.
 pub const DEFAULT_ITERATIONS: u64 = 3_000;
+/// The most iterations a spec may ask for (the tree takes about 250 bytes per iteration).
+pub const MAX_ITERATIONS: u64 = 1_000_000;
 /// Default exploration constant.
 pub const DEFAULT_C: f64 = 2.0;
 /// Default rollout length in plies.
@@ -96,7 +98,8 @@ struct Node {
     mv: Option<Move>,
     parent: Option<usize>,
     children: Vec<usize>,
-    untried: Vec<Move>,
+    /// Moves not expanded yet (`None`: not generated yet).
+    untried: Option<Vec<Move>>,
     visits: u32,
     /// Results summed for the player who moved into this node (win 1, draw ½).
     wins: f64,
@@ -114,9 +117,10 @@ struct Tree<'a> {
 
 impl Tree<'_> {
     /// Adds the node reached by `mv` from `parent` (or the root) and returns its index.
+    /// Its moves are generated when it is first expanded ([`Tree::moves`]), so that the
+    /// many leaves take no room for them.
     fn add(&mut self, pos: Chess, key: u64, mv: Option<Move>, parent: Option<usize>) -> usize {
-        let untried: Vec<Move> = pos.legal_moves().into_iter().collect();
-        let terminal = if untried.is_empty() {
+        let terminal = if pos.legal_moves().is_empty() {
             Some(if pos.is_check() { 0.0 } else { 0.5 })
         } else if parent.is_some() && super::rules::drawn(&pos, &self.keys_before(parent), key) {
             Some(0.5)
@@ -129,16 +133,19 @@ impl Tree<'_> {
             mv,
             parent,
             children: Vec::new(),
-            untried: if terminal.is_some() {
-                Vec::new()
-            } else {
-                untried
-            },
+            untried: None,
             visits: 0,
             wins: 0.0,
             terminal,
         });
         self.nodes.len() - 1
+    }
+
+    /// The untried moves of `node`, generated on first use.
+    fn moves(&mut self, node: usize) -> &mut Vec<Move> {
+        let n = &mut self.nodes[node];
+        n.untried
+            .get_or_insert_with(|| n.pos.legal_moves().into_iter().collect())
     }
 
     /// The keys of the game's positions before the root, then of the tree line down to
@@ -181,12 +188,12 @@ impl Tree<'_> {
     fn iterate(&mut self, rng: &mut Rng) -> u32 {
         let mut node = 0;
         let mut depth = 0;
-        while self.nodes[node].terminal.is_none() && self.nodes[node].untried.is_empty() {
+        while self.nodes[node].terminal.is_none() && self.moves(node).is_empty() {
             node = self.select(node);
             depth += 1;
         }
         if self.nodes[node].terminal.is_none() {
-            let untried = &mut self.nodes[node].untried;
+            let untried = self.moves(node);
             let m = untried.swap_remove(rng.below(untried.len()));
             let parent = &self.nodes[node];
             let mut pos = parent.pos.clone();
@@ -337,12 +344,11 @@ impl Player for MctsPlayer {
             settings: self.settings,
         };
         tree.add(pos.clone(), hash::key(pos), None, None);
+        let root_moves = tree.moves(0);
         if !limits.searchmoves.is_empty() {
-            tree.nodes[0]
-                .untried
-                .retain(|m| limits.searchmoves.contains(m));
+            root_moves.retain(|m| limits.searchmoves.contains(m));
         }
-        if tree.nodes[0].untried.is_empty() {
+        if root_moves.is_empty() {
             let mut r = super::plain_result(None, stopping.elapsed());
             r.score = Score::from_internal(if pos.is_check() { -MATE } else { 0 });
             return r;

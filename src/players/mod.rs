@@ -156,7 +156,7 @@ pub fn build(
                 iterations: spec.parse_or(
                     "iterations",
                     mcts::DEFAULT_ITERATIONS,
-                    1..=100_000_000,
+                    1..=mcts::MAX_ITERATIONS,
                 )?,
                 c: spec.parse_or("c", mcts::DEFAULT_C, 0.0..=100.0)?,
                 rollout: spec.parse_or("rollout", mcts::DEFAULT_ROLLOUT, 0..=1000)?,

@@ -16,16 +16,16 @@ use crate::util::Dir;
 /// instead of hanging when the engine stops answering).
 const PATIENCE: Duration = Duration::from_secs(60);
 
-/// A running `chessgraph engine` with line-based I/O.
-struct Uci {
+/// A running `chessgraph engine` with line-based I/O (also used by `players`).
+pub(crate) struct Uci {
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<String>,
-    transcript: Vec<String>,
+    pub(crate) transcript: Vec<String>,
 }
 
 impl Uci {
-    fn start(dir: &Dir, args: &[&str]) -> Uci {
+    pub(crate) fn start(dir: &Dir, args: &[&str]) -> Uci {
         let mut full = vec!["engine"];
         full.extend_from_slice(args);
         let mut child = dir
@@ -54,14 +54,14 @@ impl Uci {
         }
     }
 
-    fn send(&mut self, line: &str) {
+    pub(crate) fn send(&mut self, line: &str) {
         self.transcript.push(format!("> {line}"));
         writeln!(self.stdin, "{line}").expect("write to engine");
         self.stdin.flush().unwrap();
     }
 
     /// Reads lines until one starts with `prefix`; returns it.
-    fn expect(&mut self, prefix: &str) -> String {
+    pub(crate) fn expect(&mut self, prefix: &str) -> String {
         loop {
             match self.lines.recv_timeout(PATIENCE) {
                 Ok(line) => {
@@ -79,20 +79,20 @@ impl Uci {
     }
 
     /// The move of a `bestmove` line (`None` for 0000).
-    fn bestmove(&mut self) -> Option<UciMove> {
+    pub(crate) fn bestmove(&mut self) -> Option<UciMove> {
         let line = self.expect("bestmove ");
         let m = line.split_whitespace().nth(1).unwrap();
         (m != "0000").then(|| m.parse().unwrap_or_else(|_| panic!("bad move in {line:?}")))
     }
 
-    fn handshake(&mut self) {
+    pub(crate) fn handshake(&mut self) {
         self.send("uci");
         self.expect("uciok");
         self.send("isready");
         self.expect("readyok");
     }
 
-    fn quit(mut self) {
+    pub(crate) fn quit(mut self) {
         self.send("quit");
         for _ in 0..(PATIENCE.as_millis() / 10) {
             if let Some(status) = self.child.try_wait().unwrap() {

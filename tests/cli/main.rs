@@ -9,5 +9,6 @@ mod import;
 mod learn;
 mod matches;
 mod nnue;
+mod players;
 mod report;
 mod solve;
