@@ -9,10 +9,10 @@
 //! ([`super::rules`]). The best score wins; equal scores go to the move whose UCI text
 //! sorts first, so the choice never depends on the move generator's order.
 //!
-//! The studies' greedy players looked one ply ahead with the static evaluation only, so
-//! they grabbed a defended piece and lost the recapture; the capture search here is what
-//! makes this player a floor that is not simply bad. It ignores depth limits (it has one
-//! ply); `stop`, `nodes` (one node per move scored) and the time budget end it after the
+//! A one-ply player with the static evaluation alone (the usual greedy player) grabs a
+//! defended piece and loses it to the recapture; the capture search is what makes this
+//! one a floor that is not simply bad. It ignores depth limits (it has one ply); `stop`,
+//! `nodes` (one node per move scored) and the time budget end it after the
 //! move being scored, with the best so far.
 
 use std::sync::Arc;

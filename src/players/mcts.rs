@@ -21,9 +21,9 @@
 //! [0.001, 0.999]), or `mate 1` when that child is checkmate; `nodes` counts iterations;
 //! an `info` goes out every 1,000 iterations and at the end.
 //!
-//! Differences from the study: UCB1's constant multiplies the square root (some texts
-//! put C inside it), ties and the end-of-rollout score follow the rules above (the study
-//! does not say), and the tree knows the draw rules.
+//! Choices of ours where the study's description leaves them open: C multiplies the
+//! square root (some texts put it inside), the tie-breaks above, and the draw rules in
+//! the tree.
 
 use std::sync::Arc;
 

@@ -18,8 +18,9 @@
 //! score ends the iterations early (deeper searches cannot change it).
 //!
 //! Without an `evaluator` key it uses the evaluator the command was given (`--evaluator`,
-//! whose default `seed003` is the study's evaluator). The studies' bots searched the same
-//! tree but, as far as their descriptions go, knew no repetition or fifty-move draws.
+//! whose default `seed003` is the study's evaluator). Beyond the studies' plain
+//! fixed-depth search: the draw rules above and the iterations 1..D, which let a limit
+//! cut the search short (a plain `go` always completes depth D).
 
 use std::sync::Arc;
 
