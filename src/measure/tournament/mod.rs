@@ -211,33 +211,21 @@ pub fn run(
     on_game: &mut dyn FnMut(&Progress<'_>),
 ) -> Result<RunSummary> {
     let gauntlet = validate(t)?;
+    // Stored only once every participant with games to play has started: a wrong command
+    // is an error now, not a forfeit in every game, and leaves nothing behind.
     let tx = conn.unchecked_transaction()?;
     let id = store::open(&tx, &t.name, &t.settings())?;
     for p in &t.participants {
         store::register_player(&tx, id, &p.name, &p.definition)?;
     }
-    tx.commit()?;
     let names: Vec<String> = t.participants.iter().map(|p| p.name.clone()).collect();
     let all = schedule(&names, gauntlet, t.games_per_pair);
-    let played = store::played(conn, id)?;
+    let played = store::played(&tx, id)?;
     let todo: Vec<Pairing> = all
         .iter()
         .copied()
         .filter(|p| !played.contains(&(names[p.a].clone(), names[p.b].clone(), p.game_index)))
         .collect();
-    let mut table = CrossTable::new(store::players(conn, id)?);
-    for g in store::games(conn, id)? {
-        table.add(&g);
-    }
-    let mut summary = RunSummary {
-        id,
-        scheduled: all.len(),
-        already_played: all.len() - todo.len(),
-        played: 0,
-        seconds: 0.0,
-    };
-    // Every participant with games to play must start: a wrong command is an error now,
-    // not a forfeit in every game.
     for (i, p) in t.participants.iter().enumerate() {
         if todo.iter().any(|g| g.a == i || g.b == i) {
             drop(matches::start(&p.engine).map_err(|e| {
@@ -249,6 +237,18 @@ pub fn run(
             })?);
         }
     }
+    tx.commit()?;
+    let mut table = CrossTable::new(store::players(conn, id)?);
+    for g in store::games(conn, id)? {
+        table.add(&g);
+    }
+    let mut summary = RunSummary {
+        id,
+        scheduled: all.len(),
+        already_played: all.len() - todo.len(),
+        played: 0,
+        seconds: 0.0,
+    };
     let started = Instant::now();
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
