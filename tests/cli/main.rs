@@ -11,3 +11,4 @@ mod matches;
 mod nnue;
 mod report;
 mod solve;
+mod tournament;
