@@ -240,12 +240,13 @@ mod tests {
     use super::*;
 
     fn game(a: &str, b: &str, k: u32, result: &str) -> GameRow {
+        let (white, black) = if k.is_multiple_of(2) { (a, b) } else { (b, a) };
         GameRow {
             player_a: a.into(),
             player_b: b.into(),
             game_index: k,
-            white: if k % 2 == 0 { a.into() } else { b.into() },
-            black: if k % 2 == 0 { b.into() } else { a.into() },
+            white: white.into(),
+            black: black.into(),
             opening: k / 2,
             start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
             moves: "e2e4".into(),

@@ -1,7 +1,7 @@
 //! Tournaments (`chessgraph tournament`): a round robin, or a gauntlet of one player
 //! against all others, between UCI engines and the studies' players (each run as
 //! `chessgraph engine --player SPEC`), every game refereed by
-//! [`matches::play_game`](crate::measure::matches::play_game).
+//! [`matches::play_game`].
 //!
 //! Every pair plays `games_per_pair` games: game `k` starts from opening `k / 2`, the
 //! pair's first name (in sort order) has White in even `k`, so each opening is played with

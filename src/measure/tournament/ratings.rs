@@ -280,9 +280,9 @@ pub fn fit(res: &Results, anchor: Option<(usize, f64)>) -> Fit {
         group[s] = Some(groups);
         let mut stack = vec![s];
         while let Some(i) = stack.pop() {
-            for j in 0..n {
-                if res.games(i, j) > 0.0 && group[j].is_none() {
-                    group[j] = Some(groups);
+            for (j, g) in group.iter_mut().enumerate() {
+                if res.games(i, j) > 0.0 && g.is_none() {
+                    *g = Some(groups);
                     stack.push(j);
                 }
             }
@@ -294,12 +294,11 @@ pub fn fit(res: &Results, anchor: Option<(usize, f64)>) -> Fit {
         .map(|i| (0..n).map(|j| i == j || res.points(i, j) > 0.0).collect())
         .collect();
     for k in 0..n {
-        for i in 0..n {
-            if reach[i][k] {
-                for j in 0..n {
-                    if reach[k][j] {
-                        reach[i][j] = true;
-                    }
+        let via = reach[k].clone();
+        for row in reach.iter_mut() {
+            if row[k] {
+                for (r, &v) in row.iter_mut().zip(&via) {
+                    *r |= v;
                 }
             }
         }
