@@ -53,6 +53,8 @@ enum Command {
     Solve(cli::solve::Args),
     /// Play two UCI engines against each other (refereed: legal moves, clocks, draws by rule); W/D/L and Elo.
     Match(cli::matches::Args),
+    /// Round robin or gauntlet between players and UCI engines, stored game by game (resumable); cross table and maximum-likelihood ratings.
+    Tournament(cli::tournament::Args),
     /// Write a Markdown report of the database: data, features, fits, evaluators, puzzles, matches, benchmarks.
     Report(cli::report::Args),
 }
@@ -75,6 +77,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => cli::bench::run(&cli.db, args),
         Command::Solve(args) => cli::solve::run(&cli.db, args),
         Command::Match(args) => cli::matches::run(&cli.db, args),
+        Command::Tournament(args) => cli::tournament::run(&cli.db, args),
         Command::Report(args) => cli::report::run(&cli.db, args),
     };
     match result {

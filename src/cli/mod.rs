@@ -32,6 +32,7 @@ pub mod matches;
 pub mod report;
 pub mod solve;
 pub mod stats;
+pub mod tournament;
 pub mod train;
 pub mod tune;
 

@@ -8,6 +8,7 @@ pub mod import;
 pub mod labels;
 pub mod runs;
 pub mod stats;
+pub mod tournaments;
 
 use std::path::Path;
 
@@ -22,6 +23,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0003_runs.sql"),
     include_str!("../../migrations/0004_evaluators.sql"),
     include_str!("../../migrations/0005_labels.sql"),
+    include_str!("../../migrations/0006_tournaments.sql"),
 ];
 
 /// `PRAGMA application_id` of a chessgraph database ("CHGR"), set when chessgraph

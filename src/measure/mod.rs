@@ -1,6 +1,8 @@
 //! Benchmarks: puzzle solving (`chessgraph solve`), evaluator comparisons
-//! (`chessgraph eval`) and engine matches (`chessgraph match`).
+//! (`chessgraph eval`), engine matches (`chessgraph match`) and tournaments
+//! (`chessgraph tournament`).
 
 pub mod evaluate;
 pub mod matches;
 pub mod puzzles;
+pub mod tournament;

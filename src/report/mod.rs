@@ -56,6 +56,7 @@ pub fn render(conn: &Connection, db_path: &Path, opts: &Options) -> Result<Strin
         heatmap_section(dir, &mut md);
     }
     runs_section(conn, &mut md)?;
+    tournaments_section(conn, &mut md)?;
     Ok(md)
 }
 
@@ -301,6 +302,39 @@ fn runs_section(conn: &Connection, md: &mut String) -> Result<()> {
     Ok(())
 }
 
+/// Every stored tournament: its settings, cross table and ratings (mean 0).
+fn tournaments_section(conn: &Connection, md: &mut String) -> Result<()> {
+    let list = db::tournaments::list(conn)?;
+    if list.is_empty() {
+        return Ok(());
+    }
+    let _ = writeln!(md, "## Tournaments\n");
+    for t in &list {
+        let Some((_, table, _)) = crate::measure::tournament::load(conn, &t.name)? else {
+            continue;
+        };
+        let s = &t.settings;
+        let _ = writeln!(
+            md,
+            "### {}\n\n{} games between {} players; {}, a draw after {} moves, {} openings; \
+             started {}.\n",
+            t.name.replace('|', "\\|"),
+            group(i64::from(table.games())),
+            table.names().len(),
+            s["time_control"].as_str().unwrap_or("?"),
+            num(&s["max_moves"], 4),
+            num(&s["openings"], 4),
+            t.created_at
+        );
+        if table.games() == 0 {
+            continue;
+        }
+        let standings = crate::measure::tournament::standings(&table, None)?;
+        let _ = writeln!(md, "{}", standings.markdown());
+    }
+    Ok(())
+}
+
 /// The runs as one table: a row per run, a column per scalar summary key.
 fn summary_table(list: &[runs::Run], md: &mut String) {
     let mut columns: Vec<String> = Vec::new();
@@ -398,6 +432,49 @@ mod tests {
         assert!(md.starts_with("# chessgraph report: x.db"), "{md}");
         assert!(md.contains("0 positions"), "{md}");
         assert!(!md.contains("## Fits"), "{md}");
+    }
+
+    #[test]
+    fn tournaments_show_cross_table_and_ratings() {
+        use crate::db::tournaments::{self, GameRow};
+        let conn = db::open_in_memory().unwrap();
+        let settings =
+            serde_json::json!({"time_control": "nodes 100", "max_moves": 20, "openings": 3});
+        let id = tournaments::open(&conn, "ladder", &settings).unwrap();
+        for name in ["a", "b"] {
+            tournaments::register_player(&conn, id, name, "player x").unwrap();
+        }
+        for (k, result) in ["1-0", "1/2-1/2", "0-1"].into_iter().enumerate() {
+            let row = GameRow {
+                player_a: "a".into(),
+                player_b: "b".into(),
+                game_index: k as u32,
+                white: "a".into(),
+                black: "b".into(),
+                opening: 0,
+                start_fen: String::new(),
+                moves: String::new(),
+                result: result.into(),
+                termination: String::new(),
+                fault: None,
+                plies: 0,
+            };
+            tournaments::insert_game(&conn, id, &row).unwrap();
+        }
+        let md = render(&conn, Path::new("x.db"), &Options::default()).unwrap();
+        assert!(
+            md.contains("## Tournaments") && md.contains("### ladder"),
+            "{md}"
+        );
+        assert!(
+            md.contains("3 games between 2 players; nodes 100, a draw after 20 moves"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| 1 | a | · | 1.5/3 | 1.5 | 3 | 50.0 % |"),
+            "{md}"
+        );
+        assert!(md.contains("| 1 | 1 | a | 0 | ± "), "{md}");
     }
 
     #[test]

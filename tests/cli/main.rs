@@ -12,3 +12,4 @@ mod nnue;
 mod players;
 mod report;
 mod solve;
+mod tournament;

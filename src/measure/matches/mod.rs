@@ -12,7 +12,7 @@
 mod record;
 
 pub use crate::data::openings::{default_openings, parse_openings, read_openings};
-pub use record::{GameRecord, Summary, Termination, elo};
+pub use record::{GameRecord, PgnGame, Summary, Termination, elo};
 
 use std::time::{Duration, Instant};
 
@@ -117,7 +117,7 @@ pub struct MatchOptions {
 
 /// Starts engine `spec` (handshake, options, `isready`); failures name the engine and
 /// quote the end of its standard error.
-fn start(spec: &EngineSpec) -> Result<Engine> {
+pub fn start(spec: &EngineSpec) -> Result<Engine> {
     Engine::start(&spec.name, &spec.command, &spec.options)
         .map_err(|e| Error::Invalid(e.to_string()))
 }
@@ -138,39 +138,69 @@ pub fn run(
         let opening = &opts.openings[((number - 1) / 2) % opts.openings.len()];
         // The first engine has White in odd games.
         let white = usize::from(number % 2 == 0);
-        let mut failed_start = None;
-        for (i, slot) in engines.iter_mut().enumerate() {
-            if slot.is_none() {
-                match start(&specs[i]) {
-                    Ok(e) => *slot = Some(e),
-                    Err(e) if number == 1 => return Err(e),
-                    Err(e) => failed_start = Some((i, e.to_string())),
-                }
+        if number == 1 {
+            // An engine that cannot start at all is an error, not a lost game.
+            for (slot, spec) in engines.iter_mut().zip(specs) {
+                *slot = Some(start(spec)?);
             }
         }
-        let (record, loser) = match failed_start {
-            Some((i, why)) => (
-                GameRecord {
-                    number,
-                    white,
-                    start: opening.clone(),
-                    moves: Vec::new(),
-                    white_score: if i == white { 0.0 } else { 1.0 },
-                    termination: Termination::EngineFailure(why),
-                },
-                Some(i),
-            ),
-            None => play(&mut engines, white, number, opening, opts),
-        };
-        if let Some(l) = loser
-            && matches!(record.termination, Termination::EngineFailure(_))
-        {
-            engines[l] = None; // restarted before the next game
-        }
+        let (record, loser) = play_game(
+            specs,
+            &mut engines,
+            number,
+            white,
+            opening,
+            opts.tc,
+            opts.max_plies,
+        );
         summary.add(&record, loser);
         on_game(&record, &summary);
     }
     Ok(summary)
+}
+
+/// Plays one game between `specs` (engine `white`, 0 or 1, has White) from `opening`,
+/// with the running engines in `engines`: a missing one is started first; one that cannot
+/// start, or fails during the game, loses it and is left stopped (so the next game
+/// restarts it). Returns the game and the engine that lost by a fault, if any.
+pub fn play_game(
+    specs: &[EngineSpec; 2],
+    engines: &mut [Option<Engine>; 2],
+    number: usize,
+    white: usize,
+    opening: &Chess,
+    tc: TimeControl,
+    max_plies: u32,
+) -> (GameRecord, Option<usize>) {
+    let mut failed_start = None;
+    for (i, slot) in engines.iter_mut().enumerate() {
+        if slot.is_none() {
+            match start(&specs[i]) {
+                Ok(e) => *slot = Some(e),
+                Err(e) => failed_start = Some((i, e.to_string())),
+            }
+        }
+    }
+    let (record, loser) = match failed_start {
+        Some((i, why)) => (
+            GameRecord {
+                number,
+                white,
+                start: opening.clone(),
+                moves: Vec::new(),
+                white_score: if i == white { 0.0 } else { 1.0 },
+                termination: Termination::EngineFailure(why),
+            },
+            Some(i),
+        ),
+        None => play(engines, white, number, opening, tc, max_plies),
+    };
+    if let Some(l) = loser
+        && matches!(record.termination, Termination::EngineFailure(_))
+    {
+        engines[l] = None; // restarted before the next game
+    }
+    (record, loser)
 }
 
 /// Plays one game; returns it and the engine that lost by a fault, if any.
@@ -179,13 +209,14 @@ fn play(
     white: usize,
     number: usize,
     start: &Chess,
-    opts: &MatchOptions,
+    tc: TimeControl,
+    max_plies: u32,
 ) -> (GameRecord, Option<usize>) {
     let mut pos = start.clone();
     let mut moves = Vec::new();
     let mut keys = vec![hash::key(&pos)];
     let start_fen = Fen::from_position(start, EnPassantMode::Legal).to_string();
-    let (mut clock, increment, period) = match opts.tc {
+    let (mut clock, increment, period) = match tc {
         TimeControl::Clock {
             base,
             increment,
@@ -225,7 +256,7 @@ fn play(
         if pos.halfmoves() >= 100 {
             return (record(moves, 0.5, Termination::FiftyMoves), None);
         }
-        if moves.len() >= opts.max_plies as usize {
+        if moves.len() >= max_plies as usize {
             return (record(moves, 0.5, Termination::MaxPlies), None);
         }
 
@@ -245,7 +276,7 @@ fn play(
                 position.push_str(&UciMove::from_move(m, CastlingMode::Standard).to_string());
             }
         }
-        let (go, timeout) = go_command(opts.tc, &clock, increment, period, moves.len(), side);
+        let (go, timeout) = go_command(tc, &clock, increment, period, moves.len(), side);
         let sent = Instant::now();
         let answer = engine
             .send(&position)
@@ -256,7 +287,7 @@ fn play(
         let line = match answer {
             Ok(line) => line,
             Err(e) => {
-                let why = if matches!(opts.tc, TimeControl::Clock { .. })
+                let why = if matches!(tc, TimeControl::Clock { .. })
                     && elapsed >= clock[mover_index(side)]
                 {
                     Termination::TimeForfeit
@@ -266,14 +297,14 @@ fn play(
                 return (record(moves, loss, why), Some(mover));
             }
         };
-        if let TimeControl::Clock { .. } = opts.tc {
+        if let TimeControl::Clock { .. } = tc {
             let c = &mut clock[mover_index(side)];
             if elapsed > *c {
                 return (record(moves, loss, Termination::TimeForfeit), Some(mover));
             }
             *c = *c - elapsed + increment;
             // A new period adds the base time again.
-            if let (Some(n), TimeControl::Clock { base, .. }) = (period, opts.tc) {
+            if let (Some(n), TimeControl::Clock { base, .. }) = (period, tc) {
                 let own_moves = moves.len() / 2 + 1;
                 if own_moves % n as usize == 0 {
                     *c += base;

@@ -84,17 +84,61 @@ impl GameRecord {
 
     /// The game as PGN (SAN moves, the start position in a `FEN` tag).
     pub fn pgn(&self, names: [&str; 2], tc: &str) -> String {
-        let fen = Fen::from_position(&self.start, EnPassantMode::Legal);
+        PgnGame {
+            event: "chessgraph match",
+            round: self.number,
+            white: names[self.white],
+            black: names[1 - self.white],
+            start: &self.start,
+            moves: &self.moves,
+            result: self.result(),
+            termination: &self.termination.describe(),
+            tc,
+        }
+        .to_pgn()
+    }
+}
+
+/// What a PGN game record holds; [`PgnGame::to_pgn`] writes it.
+#[derive(Clone, Copy, Debug)]
+pub struct PgnGame<'a> {
+    /// The `Event` tag.
+    pub event: &'a str,
+    /// The `Round` tag.
+    pub round: usize,
+    /// White's name.
+    pub white: &'a str,
+    /// Black's name.
+    pub black: &'a str,
+    /// Start position (the `FEN` tag).
+    pub start: &'a Chess,
+    /// The moves, legal from `start`.
+    pub moves: &'a [Move],
+    /// `1-0`, `0-1` or `1/2-1/2`.
+    pub result: &'a str,
+    /// Why the game ended (the `Termination` tag).
+    pub termination: &'a str,
+    /// The `TimeControl` tag.
+    pub tc: &'a str,
+}
+
+impl PgnGame<'_> {
+    /// The game as PGN (SAN moves, the start position in a `FEN` tag).
+    pub fn to_pgn(&self) -> String {
+        let fen = Fen::from_position(self.start, EnPassantMode::Legal);
+        let tag = |s: &str| s.replace(['"', '\\'], "'");
         let mut out = format!(
-            "[Event \"chessgraph match\"]\n[Round \"{}\"]\n[White \"{}\"]\n[Black \"{}\"]\n\
-             [Result \"{}\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]\n[TimeControl \"{tc}\"]\n\
+            "[Event \"{}\"]\n[Round \"{}\"]\n[White \"{}\"]\n[Black \"{}\"]\n\
+             [Result \"{}\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]\n[TimeControl \"{}\"]\n\
              [PlyCount \"{}\"]\n[Termination \"{}\"]\n\n",
-            self.number,
-            names[self.white],
-            names[1 - self.white],
-            self.result(),
+            tag(self.event),
+            self.round,
+            tag(self.white),
+            tag(self.black),
+            self.result,
+            tag(self.tc),
             self.moves.len(),
-            self.termination.describe().replace('"', "'"),
+            tag(self.termination),
         );
         let mut pos = self.start.clone();
         let mut line = String::new();
@@ -115,7 +159,7 @@ impl GameRecord {
             }
             line.push_str(&token);
         }
-        line.push_str(self.result());
+        line.push_str(self.result);
         out.push_str(&line);
         out.push_str("\n\n");
         out
