@@ -134,3 +134,52 @@ fn summary_groups_misses_and_points() {
         "{text}"
     );
 }
+
+/// The fixture suite and python-chess's verdicts on moves played in it
+/// (`scripts/golden_suite.py`).
+const SUITE: &str = include_str!("../../../tests/fixtures/suite-bestmove.epd");
+const GOLDEN: &str = include_str!("../../../tests/golden/suite-verdicts.csv");
+
+#[test]
+fn verdicts_match_python_chess() {
+    let set = epd(SUITE);
+    let bad_lines: Vec<u64> = set.bad.iter().map(|b| b.line).collect();
+    let golden_bad: Vec<u64> = GOLDEN
+        .lines()
+        .find_map(|l| l.strip_prefix("# bad lines: "))
+        .expect("golden file names the bad lines")
+        .split_whitespace()
+        .map(|n| n.parse().unwrap())
+        .collect();
+    assert_eq!(bad_lines, golden_bad, "{:?}", set.bad);
+    let mut rows = 0;
+    for row in GOLDEN.lines().filter(|l| !l.starts_with('#')).skip(1) {
+        let f: Vec<&str> = row.split(',').collect();
+        let [line, id, played, solved, points, max_points] = f[..] else {
+            panic!("bad golden row {row}")
+        };
+        let puzzle = set
+            .puzzles
+            .iter()
+            .find(|p| p.id == id)
+            .unwrap_or_else(|| panic!("no puzzle {id}"));
+        assert_eq!(puzzle.line.to_string(), line, "{row}");
+        let m = UciMove::from_ascii(played.as_bytes())
+            .unwrap()
+            .to_move(&puzzle.position)
+            .unwrap();
+        let s = score(puzzle, Some(m));
+        let expected_points = match (points, max_points) {
+            ("", "") => None,
+            (p, m) => Some((p.parse().unwrap(), m.parse().unwrap())),
+        };
+        assert_eq!(
+            (s.solved, s.points),
+            (solved == "true", expected_points),
+            "{row}"
+        );
+        rows += 1;
+    }
+    // Both verdicts, with and without points, are among the golden rows.
+    assert!(rows >= 30, "{rows} golden rows");
+}
