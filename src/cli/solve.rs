@@ -67,8 +67,11 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     };
     let mate_search = (spec.name == "engine").then(|| Solver::new(movetime));
     let mut contestant = Contestant::new(player, mate_search, limits.clone());
+    // The player's limits; mate problems go to the mate search (limited by --movetime only)
+    // when `mate_search` is true.
     let run_info = serde_json::json!({
         "player": contestant.name(),
+        "mate_search": spec.name == "engine",
         "movetime_ms": limits.movetime.map(|d| d.as_millis() as u64),
         "depth": limits.depth,
         "nodes": limits.nodes,

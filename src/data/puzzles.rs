@@ -4,7 +4,7 @@
 //! - EPD: `<board> <side> <castling> <ep> dm N; bm <SAN>…; am <SAN>…; id "<name>";`.
 //!   `dm N` (side to move mates in N) makes a mate problem; `bm`/`am` give the expected
 //!   (or refuted) moves, in SAN, UCI or long algebraic notation
-//!   ([`notation`](crate::data::notation)); an STS-style `c0 "f5=10, Be5+=2"` gives points
+//!   ([`crate::data::notation`]); an STS-style `c0 "f5=10, Be5+=2"` gives points
 //!   per move (any other `c0` is a plain comment).
 //! - PGN: a game with the start position in a `FEN` tag; its main line is the solution.
 //!   If the line ends in checkmate the puzzle is a mate in N = (plies + 1) / 2.
