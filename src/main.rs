@@ -49,7 +49,7 @@ enum Command {
     Engine(cli::engine::Args),
     /// Search a fixed set of positions to a fixed depth: deterministic node count and speed.
     Bench(cli::bench::Args),
-    /// Solve puzzles (EPD `dm N`/`bm`/`am`, PGN with a FEN tag) and report solved/total and times.
+    /// Solve mate problems and best-move suites (EPD `dm N`/`bm`/`am`/STS `c0`, PGN with a FEN tag) with the engine or any player; solved/total, points, times.
     Solve(cli::solve::Args),
     /// Play two UCI engines against each other (refereed: legal moves, clocks, draws by rule); W/D/L and Elo.
     Match(cli::matches::Args),

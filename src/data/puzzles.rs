@@ -3,7 +3,9 @@
 //!
 //! - EPD: `<board> <side> <castling> <ep> dm N; bm <SAN>…; am <SAN>…; id "<name>";`.
 //!   `dm N` (side to move mates in N) makes a mate problem; `bm`/`am` give the expected
-//!   (or refuted) moves.
+//!   (or refuted) moves, in SAN, UCI or long algebraic notation
+//!   ([`crate::data::notation`]); an STS-style `c0 "f5=10, Be5+=2"` gives points
+//!   per move (any other `c0` is a plain comment).
 //! - PGN: a game with the start position in a `FEN` tag; its main line is the solution.
 //!   If the line ends in checkmate the puzzle is a mate in N = (plies + 1) / 2.
 //!
@@ -15,11 +17,10 @@ use std::ops::ControlFlow;
 use std::path::Path;
 
 use pgn_reader::{RawTag, Reader, SanPlus, Skip, Visitor};
-use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Move, Position};
 
 use crate::data::fen::{self, Leniency};
-use crate::data::{GameInfo, epd};
+use crate::data::{GameInfo, epd, notation};
 use crate::{Error, Result};
 
 /// The longest mate a `dm N` puzzle may ask for (the mate search's limit too).
@@ -40,6 +41,8 @@ pub struct Puzzle {
     pub best_moves: Vec<Move>,
     /// Moves that must not be played (EPD `am`).
     pub avoid_moves: Vec<Move>,
+    /// Points per move (an STS-style EPD `c0` comment); moves not listed score 0.
+    pub points: Vec<(Move, u32)>,
     /// The PGN solution line (empty for EPD).
     pub solution: Vec<Move>,
 }
@@ -177,13 +180,19 @@ pub fn parse_epd_puzzle(text: &str, line: u64) -> std::result::Result<Puzzle, St
         epd.get(opcode)
             .unwrap_or_default()
             .iter()
-            .map(|s| parse_move(&position, s).map_err(|e| format!("{opcode} {s:?}: {e}")))
+            .map(|s| notation::parse_move(&position, s).map_err(|e| format!("{opcode} {s:?}: {e}")))
             .collect()
     };
     let best_moves = moves("bm")?;
     let avoid_moves = moves("am")?;
-    if mate_in.is_none() && best_moves.is_empty() && avoid_moves.is_empty() {
-        return Err("no dm, bm or am operation: nothing to solve".to_owned());
+    let points = match epd.get("c0") {
+        Some(words) => {
+            notation::parse_points(&position, &words.join(" ")).unwrap_or(Ok(Vec::new()))?
+        }
+        None => Vec::new(),
+    };
+    if mate_in.is_none() && best_moves.is_empty() && avoid_moves.is_empty() && points.is_empty() {
+        return Err("no dm, bm, am or c0 points: nothing to solve".to_owned());
     }
     let id = match epd.get("id") {
         Some([id]) => id.clone(),
@@ -196,6 +205,7 @@ pub fn parse_epd_puzzle(text: &str, line: u64) -> std::result::Result<Puzzle, St
         mate_in,
         best_moves,
         avoid_moves,
+        points,
         solution: Vec::new(),
     })
 }
@@ -204,21 +214,6 @@ pub fn parse_epd_puzzle(text: &str, line: u64) -> std::result::Result<Puzzle, St
 /// position cannot have are dropped, as a solver would; anything else illegal is refused.
 fn parse_puzzle_fen(text: &str) -> std::result::Result<Chess, String> {
     fen::parse(text, Leniency::DropCastling).map_err(|e| format!("{e} in {text:?}"))
-}
-
-/// A move in SAN (`Nf3`, `exd8=Q+`) or UCI (`g1f3`) notation, legal in `pos`.
-fn parse_move(pos: &Chess, text: &str) -> std::result::Result<Move, String> {
-    let san = SanPlus::from_ascii(text.as_bytes()).map(|s| s.san.to_move(pos));
-    if let Ok(Ok(m)) = san {
-        return Ok(m);
-    }
-    if let Ok(Ok(m)) = UciMove::from_ascii(text.as_bytes()).map(|u| u.to_move(pos)) {
-        return Ok(m);
-    }
-    match san {
-        Ok(Err(e)) => Err(e.to_string()),
-        _ => Err("not a move in SAN or UCI notation".to_owned()),
-    }
 }
 
 /// Reads PGN puzzles: each game's `FEN` tag is the position, its main line the solution.
@@ -351,6 +346,7 @@ impl Visitor for PuzzleVisitor {
             mate_in,
             best_moves: vec![first],
             avoid_moves: Vec::new(),
+            points: Vec::new(),
             solution: game.moves,
         })
     }

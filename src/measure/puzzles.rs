@@ -1,11 +1,12 @@
-//! Solving chess puzzles (read by [`crate::data::puzzles`]) and the report.
+//! Solving mate problems (read by [`crate::data::puzzles`]) and the report.
 //!
 //! A `dm N` puzzle, or a PGN line ending in mate, is solved by the full-width
 //! [`mate_search`](crate::search::mate): any key that mates in at most N counts (reported as
 //! another key if it is not the expected one; `am` moves are not consulted, as a key that
-//! mates is a solution). Puzzles that are not mate problems (`bm`/`am` without `dm`, PGN
-//! lines not ending in mate) are read and reported as skipped: scoring a best-move suite
-//! with the engine's normal search is not built yet.
+//! mates is a solution). Any other [`Player`] plays one move under its limits instead
+//! ([`play_mate`]), and the mate search referees it: solved when the move still forces
+//! mate in at most N. Puzzles that are not mate problems are best-move puzzles
+//! ([`crate::measure::suites`]).
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -16,6 +17,8 @@ use shakmaty::{Chess, Move};
 pub use crate::data::puzzles::{
     BadPuzzle, Puzzle, PuzzleFormat, PuzzleSet, load, read, read_epd, read_pgn,
 };
+use crate::players::Player;
+use crate::search::Limits;
 use crate::search::mate::{self, MateLimits, MateSearcher};
 
 /// How a puzzle ended.
@@ -32,7 +35,10 @@ pub enum Verdict {
     /// The found key did not verify (`Some(false)`: it is refuted; `None`: the check ran
     /// out of time). Means a bug in the search.
     Unverified(Option<bool>),
-    /// Not a mate problem: needs the engine's normal search, not attempted.
+    /// A player's move that does not force mate in N (the mate search refutes it), or no
+    /// move at all.
+    Missed,
+    /// Not a mate problem: a best-move puzzle, not attempted by [`Solver`].
     Skipped,
 }
 
@@ -51,6 +57,7 @@ impl Verdict {
             Verdict::NoMate => "no-mate",
             Verdict::Unverified(Some(false)) => "refuted",
             Verdict::Unverified(_) => "unverified",
+            Verdict::Missed => "missed",
             Verdict::Skipped => "skipped",
         }
     }
@@ -165,6 +172,56 @@ impl Solver {
     }
 }
 
+/// Lets `player` choose a move in a mate problem under `limits` (from a fresh game), and
+/// referees it with the mate search: [`Verdict::Solved`] (or `SolvedOther`, when it is not
+/// the expected key) if the move forces mate in at most N against every defence,
+/// [`Verdict::Missed`] if it does not. The referee has no time limit (it proves one move).
+/// A puzzle without `dm` is [`Verdict::Skipped`].
+pub fn play_mate(player: &mut dyn Player, puzzle: &Puzzle, limits: &Limits) -> SolveReport {
+    let pos = &puzzle.position;
+    let mut report = SolveReport {
+        id: puzzle.id.clone(),
+        line: puzzle.line,
+        n: puzzle.mate_in,
+        verdict: Verdict::Skipped,
+        expected: san_list(pos, &puzzle.best_moves),
+        found: None,
+        mate_in: None,
+        time: Duration::ZERO,
+        nodes: 0,
+    };
+    let Some(n) = puzzle.mate_in else {
+        return report;
+    };
+    player.new_game();
+    let start = Instant::now();
+    let result = player.choose(pos, &[], limits, &mut |_| {});
+    report.time = start.elapsed();
+    report.nodes = result.nodes;
+    let Some(key) = result.best else {
+        report.verdict = Verdict::Missed;
+        return report;
+    };
+    report.found = Some(san(pos, key));
+    let referee = MateLimits::none();
+    report.verdict = match mate::verify_mate(pos, key, n, &referee) {
+        Some(true) => {
+            // The shortest mate this key forces: the first k that verifies.
+            report.mate_in = (1..n)
+                .find(|&k| mate::verify_mate(pos, key, k, &referee) == Some(true))
+                .or(Some(n));
+            if puzzle.best_moves.is_empty() || puzzle.best_moves.contains(&key) {
+                Verdict::Solved
+            } else {
+                Verdict::SolvedOther
+            }
+        }
+        Some(false) => Verdict::Missed,
+        None => Verdict::Unverified(None),
+    };
+    report
+}
+
 fn san(pos: &Chess, m: Move) -> String {
     SanPlus::from_move(pos.clone(), m).to_string()
 }
@@ -206,6 +263,8 @@ pub struct Summary {
     pub attempted: usize,
     /// Solved with another key than the expected one.
     pub other_key: usize,
+    /// A player's moves that do not mate in N.
+    pub missed: usize,
     /// Verdict counts of the unsolved ones.
     pub timeouts: usize,
     /// Puzzles where the search proved no mate in N.
@@ -264,6 +323,7 @@ impl Summary {
             solved,
             attempted: total,
             other_key: count(|v| *v == Verdict::SolvedOther),
+            missed: count(|v| *v == Verdict::Missed),
             timeouts: count(|v| *v == Verdict::Timeout),
             no_mate: count(|v| *v == Verdict::NoMate),
             unverified: count(|v| matches!(v, Verdict::Unverified(_))),
@@ -288,15 +348,15 @@ impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "solved {}/{} ({} with another key); timeout {}, no mate {}, unverified {}; \
-             skipped {} (not mate problems), unreadable {}",
+            "solved {}/{} ({} with another key); missed {}, timeout {}, no mate {}, \
+             unverified {}; unreadable {}",
             self.solved,
             self.attempted,
             self.other_key,
+            self.missed,
             self.timeouts,
             self.no_mate,
             self.unverified,
-            self.skipped,
             self.unreadable
         )?;
         writeln!(f, "    N  solved/total  median_ms     max_ms")?;
@@ -373,6 +433,58 @@ mod tests {
     }
 
     #[test]
+    fn a_players_move_is_refereed_by_the_mate_search() {
+        use crate::players::{Spec, build};
+        let set = epd(
+            "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - dm 1; bm Ra8; id \"back rank\";\n\
+             3N1K2/B7/4P3/1Nrpk1P1/1Qn1P3/6P1/2P2P2/8 w - - dm 2; bm Qb2; id \"baird\";\n",
+        );
+        let seed003 = std::sync::Arc::new(crate::eval::Evaluator::builtin("seed003").unwrap());
+        let resolve = |s: &str| crate::eval::Evaluator::by_name_or_path(s);
+        let limits = Limits {
+            depth: Some(3),
+            ..Limits::default()
+        };
+        let mut engine = build(&Spec::parse("engine").unwrap(), seed003.clone(), &resolve).unwrap();
+        let r = play_mate(engine.as_mut(), &set.puzzles[0], &limits);
+        assert_eq!(
+            (r.verdict.as_str(), r.found.as_deref()),
+            ("solved", Some("Ra8#"))
+        );
+        assert_eq!(r.mate_in, Some(1));
+        // Random moves: solved exactly when the move is the mate, for many seeds.
+        let (mut solved, mut missed) = (0, 0);
+        for seed in 0..40 {
+            let spec = Spec::parse(&format!("random:seed={seed}")).unwrap();
+            let mut random = build(&spec, seed003.clone(), &resolve).unwrap();
+            let r = play_mate(random.as_mut(), &set.puzzles[0], &limits);
+            let mated = r.found.as_deref() == Some("Ra8#");
+            assert_eq!(
+                r.verdict,
+                if mated {
+                    Verdict::Solved
+                } else {
+                    Verdict::Missed
+                }
+            );
+            if mated {
+                solved += 1
+            } else {
+                missed += 1
+            }
+            // Baird's keys: Nd6 (the composer's is given wrong here) mates in 2.
+            let r = play_mate(random.as_mut(), &set.puzzles[1], &limits);
+            let key = r.found.as_deref() == Some("Nd6");
+            assert_eq!(
+                r.verdict.as_str(),
+                if key { "solved-alt" } else { "missed" },
+                "{r}"
+            );
+        }
+        assert!(solved > 0 && missed > 0, "{solved} {missed}");
+    }
+
+    #[test]
     fn summary_medians_and_maxima_by_n() {
         let report = |n: u32, ms: u64, verdict: Verdict| SolveReport {
             id: String::new(),
@@ -406,7 +518,7 @@ mod tests {
         assert_eq!((s.median, s.max), (ms(9), ms(20)));
         let text = s.to_string();
         assert!(
-            text.starts_with("solved 4/5 (1 with another key); timeout 1"),
+            text.starts_with("solved 4/5 (1 with another key); missed 0, timeout 1"),
             "{text}"
         );
         assert!(
