@@ -55,6 +55,8 @@ enum Command {
     Match(cli::matches::Args),
     /// Write a Markdown report of the database: data, features, fits, evaluators, puzzles, matches, benchmarks.
     Report(cli::report::Args),
+    /// Serve a page to play the engine and browse the database in a browser (read-only; loopback by default).
+    Serve(cli::serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -76,6 +78,7 @@ fn main() -> ExitCode {
         Command::Solve(args) => cli::solve::run(&cli.db, args),
         Command::Match(args) => cli::matches::run(&cli.db, args),
         Command::Report(args) => cli::report::run(&cli.db, args),
+        Command::Serve(args) => cli::serve::run(&cli.db, args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
