@@ -93,7 +93,8 @@ impl From<crate::Error> for ApiError {
                 "the query ran past its time limit; narrow the condition (e.g. add `AND phase > 20`)",
             );
         }
-        let message = crate::error::error_chain(&e);
+        // The library's messages name command-line flags; the page calls it `where`.
+        let message = crate::error::error_chain(&e).replace("--where", "where");
         match e {
             crate::Error::Invalid(_) => ApiError::bad(message),
             _ => ApiError {
