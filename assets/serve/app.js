@@ -256,7 +256,7 @@ const position = {
     if (p) {
       const label = p.mate != null ? `mate ${p.mate}` : p.eval_cp != null ? `${p.eval_cp} cp` : "none";
       lines.push(`<b>Position #${p.id}</b> · label <b id="pos-label">${esc(label)}</b> (White's view)`);
-      lines.push(`${esc(p.source)}:${p.line}${p.game_id ? ` · game ${p.game_id}, ply ${p.ply}` : ""}` +
+      lines.push(`${esc(p.source.split("/").pop())}:${p.line}${p.game_id ? ` · game ${p.game_id}, ply ${p.ply}` : ""}` +
         `${p.result ? ` · result ${esc(p.result)}` : ""}${p.part ? ` · ${p.part} part` : ""}`);
       for (const l of v.labels || []) {
         lines.push(`${esc(l.labeller)}: ${l.mate != null ? "mate " + l.mate : l.eval_cp + " cp"}` +

@@ -47,6 +47,9 @@ export function pieceGlyph(parent, piece, x, y, size = 100) {
   return g;
 }
 
+// Marker ids must be unique in the document: a hidden board's would hide the others' heads.
+let boards = 0;
+
 export class Board {
   // onMove(uci) is called with a legal move made on the board.
   constructor(container, onMove = null) {
@@ -58,6 +61,7 @@ export class Board {
     this.lastMove = null;
     this.check = null;
     this.arrows = [];
+    this.uid = "b" + ++boards;
     this.svg = el("svg", { viewBox: "0 0 800 800", class: "board", role: "img" });
     container.appendChild(this.svg);
     this.svg.addEventListener("pointerdown", (e) => this.down(e));
@@ -113,7 +117,7 @@ export class Board {
     while (s.firstChild) s.removeChild(s.firstChild);
     const defs = el("defs", {}, s);
     for (const kind of ["attack", "defend"]) {
-      const m = el("marker", { id: "head-" + kind, viewBox: "0 0 10 10", refX: 6, refY: 5,
+      const m = el("marker", { id: `${this.uid}-head-${kind}`, viewBox: "0 0 10 10", refX: 6, refY: 5,
         markerWidth: 3.2, markerHeight: 3.2, orient: "auto-start-reverse" }, defs);
       el("path", { d: "M0,0 L10,5 L0,10 z", class: "head " + kind }, m);
     }
@@ -164,7 +168,7 @@ export class Board {
     const shorten = 30 / len;
     el("line", { x1: x1 + (x2 - x1) * 0.18, y1: y1 + (y2 - y1) * 0.18,
       x2: x2 - (x2 - x1) * shorten, y2: y2 - (y2 - y1) * shorten,
-      class: `arrow ${a.kind} side-${a.side}`, "marker-end": `url(#head-${a.kind})`,
+      class: `arrow ${a.kind} side-${a.side}`, "marker-end": `url(#${this.uid}-head-${a.kind})`,
       "data-edge": `${squareName(a.from)}-${squareName(a.to)}` }, parent);
   }
 

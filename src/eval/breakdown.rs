@@ -57,8 +57,8 @@ pub fn breakdown(evaluator: &Evaluator, pos: &Chess) -> Option<Breakdown> {
         .filter(|&&(i, _)| w.mg[i as usize] != 0 || w.eg[i as usize] != 0)
         .map(|&(i, c)| {
             let (mg, eg) = (w.mg[i as usize], w.eg[i as usize]);
-            let tapered = i64::from(mg) * i64::from(phase)
-                + i64::from(eg) * i64::from(MAX_PHASE - phase);
+            let tapered =
+                i64::from(mg) * i64::from(phase) + i64::from(eg) * i64::from(MAX_PHASE - phase);
             let term = Term::from_index(i as usize).expect("term index from a TermList");
             let name = term.to_string();
             let group = match term {
@@ -103,7 +103,11 @@ mod tests {
                 assert_eq!(b.total, e.evaluate(pos), "{}", e.name());
                 let sum: f64 = b.terms.iter().map(|t| t.cp).sum();
                 if b.total.abs() < EVAL_LIMIT {
-                    assert!((sum - f64::from(b.total)).abs() < 1.0, "{sum} vs {}", b.total);
+                    assert!(
+                        (sum - f64::from(b.total)).abs() < 1.0,
+                        "{sum} vs {}",
+                        b.total
+                    );
                 }
             }
         }
@@ -112,8 +116,7 @@ mod tests {
     #[test]
     fn hand_checked_material_and_groups() {
         // White is a knight up; material evaluator: exactly +300 from one term.
-        let pos =
-            crate::data::parse_position("4k3/pppp4/8/8/8/5N2/PPPP4/4K3 w - - 0 1").unwrap();
+        let pos = crate::data::parse_position("4k3/pppp4/8/8/8/5N2/PPPP4/4K3 w - - 0 1").unwrap();
         let b = breakdown(&Evaluator::builtin("material").unwrap(), &pos).unwrap();
         assert_eq!(b.total, 300);
         assert_eq!(b.terms.len(), 1, "{:?}", b.terms);

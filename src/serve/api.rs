@@ -40,9 +40,17 @@ pub const ENDPOINTS: &[(&str, &str, &str)] = &[
         "/api/db/positions/ID[?evaluators=a,b]",
         "a stored position: label, features, stored edges, labels, evaluators' terms",
     ),
-    ("GET", "/api/db/games[?after=ID&limit=N]", "games read from PGN"),
+    (
+        "GET",
+        "/api/db/games[?after=ID&limit=N]",
+        "games read from PGN",
+    ),
     ("GET", "/api/db/games/ID", "a game and its stored positions"),
-    ("GET", "/api/db/stats", "what `chessgraph stats --json` prints"),
+    (
+        "GET",
+        "/api/db/stats",
+        "what `chessgraph stats --json` prints",
+    ),
     (
         "GET",
         "/api/db/report",
@@ -99,7 +107,9 @@ pub fn route(w: &mut Worker, method: &str, path: &str, q: &Query, body: &[u8]) -
         )),
         (["info"], true) => info(w),
         (["position"], true) => {
-            let fen = q.get("fen").ok_or_else(|| ApiError::bad("fen= is missing"))?;
+            let fen = q
+                .get("fen")
+                .ok_or_else(|| ApiError::bad("fen= is missing"))?;
             let pos = parse(fen, Leniency::DropCastlingAndEp)
                 .map_err(|e| ApiError::bad(format!("fen {fen:?}: {e}")))?;
             let mut edges = Vec::new();
@@ -132,7 +142,9 @@ pub fn route(w: &mut Worker, method: &str, path: &str, q: &Query, body: &[u8]) -
             let (game, positions) = deadline
                 .run(timeout, || browse::game(conn, id))?
                 .ok_or_else(|| ApiError::not_found(format!("no game {id}")))?;
-            Ok(Reply::json(&json!({ "game": game, "positions": positions })))
+            Ok(Reply::json(
+                &json!({ "game": game, "positions": positions }),
+            ))
         }
         (["db", "stats"], true) => Ok(Reply::json(&crate::db::stats::gather(w.db()?.0)?)),
         (["db", "report"], true) => report(w),
@@ -152,7 +164,9 @@ pub fn route(w: &mut Worker, method: &str, path: &str, q: &Query, body: &[u8]) -
             let offset = q.number("offset", 0usize, 0, usize::MAX >> 1)?;
             let limit = q.number("limit", 100usize, 1, w.app.options.max_rows)?;
             let (rows, total) = browse::import_errors(w.db()?.0, offset, limit)?;
-            Ok(Reply::json(&json!({ "total": total, "offset": offset, "rows": rows })))
+            Ok(Reply::json(
+                &json!({ "total": total, "offset": offset, "rows": rows }),
+            ))
         }
         (["play"], false) if method == "POST" => new_game(w, body),
         (["play", id], true) => Ok(Reply::json(&w.app.play.get(number(id)? as u64)?)),
@@ -217,10 +231,7 @@ fn info(w: &mut Worker) -> ApiResult {
     let o = w.app.options.clone();
     let evaluators = w.app.evaluators.clone();
     let names = evaluators.names(w.db_if_any()?)?;
-    let db_name = o
-        .db
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned());
+    let db_name = o.db.file_name().map(|n| n.to_string_lossy().into_owned());
     Ok(Reply::json(&json!({
         "version": env!("CARGO_PKG_VERSION"),
         "database": w.app.db.as_ref().and(db_name),
@@ -320,7 +331,9 @@ fn search(w: &mut Worker, q: &Query) -> ApiResult {
     let timeout = w.app.options.sql_timeout;
     let (conn, deadline) = w.db()?;
     let (rows, more) = deadline.run(timeout, || browse::search(conn, filter, after, limit))?;
-    Ok(Reply::json(&json!({ "where": filter, "rows": rows, "more": more })))
+    Ok(Reply::json(
+        &json!({ "where": filter, "rows": rows, "more": more }),
+    ))
 }
 
 /// The report reads the whole database: rendered at most every 30 s.
@@ -430,7 +443,10 @@ mod tests {
     fn documented_routes_match_their_paths() {
         assert!(same_route("/api/play/ID/move", &["play", "7", "move"]));
         assert!(!same_route("/api/play/ID/move", &["play", "x", "move"]));
-        assert!(same_route("/api/db/games[?after=ID&limit=N]", &["db", "games"]));
+        assert!(same_route(
+            "/api/db/games[?after=ID&limit=N]",
+            &["db", "games"]
+        ));
         assert!(!same_route("/api/db/games", &["db", "games", "1", "x"]));
     }
 }

@@ -119,7 +119,11 @@ impl Evaluators {
     pub fn names(&self, conn: Option<&Connection>) -> Result<Vec<String>, ApiError> {
         let mut names: Vec<String> = BUILTIN_NAMES.iter().map(|s| s.to_string()).collect();
         if let Some(conn) = conn {
-            names.extend(crate::db::evaluators::list(conn)?.into_iter().map(|s| s.name));
+            names.extend(
+                crate::db::evaluators::list(conn)?
+                    .into_iter()
+                    .map(|s| s.name),
+            );
         }
         Ok(names)
     }
@@ -203,13 +207,10 @@ impl Server {
             addr: options.addr,
             why: e.to_string(),
         })?;
-        let addr = http
-            .server_addr()
-            .to_ip()
-            .ok_or_else(|| ServeError::Bind {
-                addr: options.addr,
-                why: "not an IP socket".into(),
-            })?;
+        let addr = http.server_addr().to_ip().ok_or_else(|| ServeError::Bind {
+            addr: options.addr,
+            why: "not an IP socket".into(),
+        })?;
         let app = Arc::new(App {
             db,
             play: Play::start(options.play, factory),
@@ -307,7 +308,7 @@ fn answer(worker: &mut Worker, mut request: tiny_http::Request) {
         })
         .unwrap_or_else(|e| e.reply())
     };
-    if reply.status >= 500 {
+    if reply.status == 500 {
         let _ = std::io::Write::write_all(
             &mut std::io::stderr(),
             format!(

@@ -213,7 +213,9 @@ impl Play {
         let game = game_mut(&mut store, id)?;
         game.touched = Instant::now();
         if game.status != Status::Human {
-            return Err(ApiError::conflict("the engine is thinking; wait for its move"));
+            return Err(ApiError::conflict(
+                "the engine is thinking; wait for its move",
+            ));
         }
         let (pos, keys) = game.replay();
         if outcome(&pos, &keys).is_some() {
@@ -242,7 +244,11 @@ impl Play {
     /// Takes back the last moves up to the person's previous turn (stopping a search).
     pub fn undo(&self, id: u64) -> Result<Value, ApiError> {
         let mut store = lock(&self.store);
-        let running = store.running.as_ref().filter(|r| r.0 == id).map(|r| r.1.clone());
+        let running = store
+            .running
+            .as_ref()
+            .filter(|r| r.0 == id)
+            .map(|r| r.1.clone());
         let game = game_mut(&mut store, id)?;
         game.touched = Instant::now();
         // The person's moves are those made with the person to move.
@@ -475,7 +481,11 @@ fn thought(pos: &Chess, turn: Color, info: &Info) -> Thought {
 fn outcome(pos: &Chess, history: &[u64]) -> Option<(&'static str, &'static str)> {
     if pos.is_checkmate() {
         return Some((
-            if pos.turn() == Color::White { "0-1" } else { "1-0" },
+            if pos.turn() == Color::White {
+                "0-1"
+            } else {
+                "1-0"
+            },
             "checkmate",
         ));
     }
@@ -659,7 +669,9 @@ mod tests {
     #[test]
     fn a_game_against_the_random_player() {
         let p = play();
-        let s = p.create(new_game("random:seed=3", Color::White, None)).unwrap();
+        let s = p
+            .create(new_game("random:seed=3", Color::White, None))
+            .unwrap();
         let id = s["id"].as_u64().unwrap();
         assert_eq!(s["status"], "your-move");
         assert_eq!(s["legal"].as_array().unwrap().len(), 20);
@@ -681,7 +693,9 @@ mod tests {
         let p = play();
         // Black to move mates with Qh4#; the person plays White, so the engine moves first.
         let fen = "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2";
-        let s = p.create(new_game("engine", Color::White, Some(fen))).unwrap();
+        let s = p
+            .create(new_game("engine", Color::White, Some(fen)))
+            .unwrap();
         let id = s["id"].as_u64().unwrap();
         let s = wait_for_turn(&p, id);
         assert_eq!(s["moves"][0]["san"], "Qh4#", "{s}");
