@@ -345,7 +345,24 @@ async function init() {
   $("players").innerHTML = info.players.map((p) => `<option value="${esc(p)}">`).join("");
   $("play-evaluator").innerHTML = info.evaluators
     .map((e) => `<option${e === info.default_evaluator ? " selected" : ""}>${esc(e)}</option>`).join("");
+  await route(location.hash);
   document.body.dataset.ready = "1";
+}
+
+// Links into the page: #play, #position=ID, #fen=FEN, #data.
+async function route(hash) {
+  const [key, value] = decodeURIComponent(hash.slice(1)).split(/=(.*)/s);
+  if (key === "position" && value) {
+    position.loaded = true;
+    show("position");
+    await position.open(value).catch(() => {});
+  } else if (key === "fen" && value) {
+    position.loaded = true;
+    show("position");
+    await position.fen(value).catch(() => {});
+  } else if (key === "data" || key === "play") {
+    show(key);
+  }
 }
 
 init();

@@ -73,16 +73,19 @@ export function initData({ api, esc }) {
   let errorsOffset = 0;
 
   // One piece's board: squares coloured by mean evaluation, numbers on the big one.
-  function heatBoard(parent, piece, range, big) {
+  // Colours show the mean minus `shift` (the overall mean); numbers show the mean itself.
+  function heatBoard(parent, piece, range, big, shift) {
     const svg = svgEl("svg", { viewBox: "0 0 800 800", class: big ? "board heat big" : "board heat" }, parent);
     for (let i = 0; i < 64; i++) {
       const x = (i % 8) * 100, y = (7 - Math.floor(i / 8)) * 100;
       const v = piece.mean[i];
-      svgEl("rect", { x, y, width: 100, height: 100, fill: heatColor(v, range), class: "hsq" }, svg);
+      const rel = v === null ? null : v - shift;
+      svgEl("rect", { x, y, width: 100, height: 100, fill: heatColor(rel, range), class: "hsq" }, svg);
       if (big && v !== null) {
-        const t = svgEl("text", { x: x + 50, y: y + 58, class: "hval", "text-anchor": "middle" }, svg);
+        const strong = Math.abs(rel) > 0.6 * range ? " strong" : "";
+        const t = svgEl("text", { x: x + 50, y: y + 58, class: "hval" + strong, "text-anchor": "middle" }, svg);
         t.textContent = Math.round(v);
-        const n = svgEl("text", { x: x + 50, y: y + 86, class: "hn", "text-anchor": "middle" }, svg);
+        const n = svgEl("text", { x: x + 50, y: y + 86, class: "hn" + strong, "text-anchor": "middle" }, svg);
         n.textContent = "n " + piece.n[i];
         n.dataset.square = squareName(i);
       }
@@ -103,8 +106,7 @@ export function initData({ api, esc }) {
       cell.className = "heatcell";
       cell.dataset.piece = p.piece;
       cell.title = p.name;
-      const shifted = { ...p, mean: p.mean.map((v) => (v === null ? null : v - heat.overall_mean)) };
-      heatBoard(cell, shifted, range, false);
+      heatBoard(cell, p, range, false, heat.overall_mean);
       const label = document.createElement("span");
       label.textContent = p.name.replace("_", " ");
       cell.appendChild(label);
@@ -122,11 +124,8 @@ export function initData({ api, esc }) {
     const p = heat.pieces[i];
     const box = $("heat-big");
     box.innerHTML = `<div class="muted">${esc(p.name.replace("_", " "))}: mean evaluation (cp, White's view) and positions per square</div>`;
-    heatBoard(box, p, heat.range, true);
+    heatBoard(box, p, heat.range, true, heat.overall_mean);
     for (const c of document.querySelectorAll(".heatcell")) c.classList.toggle("active", c.dataset.piece === p.piece);
-    // The big board shows raw means; colour them around the overall mean as the grid does.
-    const rects = box.querySelectorAll(".hsq");
-    rects.forEach((r, s) => r.setAttribute("fill", heatColor(p.mean[s] === null ? null : p.mean[s] - heat.overall_mean, heat.range)));
   }
 
   async function loadHeat() {

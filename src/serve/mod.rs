@@ -16,6 +16,7 @@
 
 pub mod api;
 pub mod assets;
+mod game;
 pub mod http;
 pub mod play;
 

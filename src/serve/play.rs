@@ -11,14 +11,14 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
-use shakmaty::{Chess, Color, Move, Position};
+use shakmaty::{Chess, Color, Position};
 
+use super::game::{Game, Status, outcome, state, thought, white_view};
 use super::http::ApiError;
-use crate::data::fen::{Leniency, parse, to_fen};
+use crate::data::fen::{Leniency, parse};
 use crate::players::Player;
-use crate::search::{Control, Info, Limits, Score, hash};
+use crate::search::{Control, Info, Limits};
 
 /// Builds a player from a spec and a default evaluator name (or says why it cannot).
 pub type Factory = dyn Fn(&str, &str) -> Result<Box<dyn Player>, String> + Send + Sync;
@@ -47,55 +47,6 @@ pub struct NewGame {
     pub movetime: Duration,
     /// The side the person plays.
     pub human: Color,
-}
-
-/// The engine's view of the position as it thinks (or as it last thought).
-#[derive(Debug, Clone, Default)]
-struct Thought {
-    depth: u32,
-    seldepth: u32,
-    /// Score from White's point of view.
-    score: Option<Score>,
-    nodes: u64,
-    nps: u64,
-    time_ms: u64,
-    pv: Vec<String>,
-    done: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Status {
-    Human,
-    Queued,
-    Thinking,
-}
-
-struct Game {
-    start: Chess,
-    moves: Vec<Move>,
-    human: Color,
-    player: String,
-    evaluator: String,
-    movetime: Duration,
-    status: Status,
-    /// Bumped by every change of the move list: a search for an older one is void.
-    generation: u64,
-    thought: Option<Thought>,
-    error: Option<String>,
-    touched: Instant,
-}
-
-impl Game {
-    /// The current position and the keys of the positions before it, oldest first.
-    fn replay(&self) -> (Chess, Vec<u64>) {
-        let mut pos = self.start.clone();
-        let mut keys = Vec::with_capacity(self.moves.len());
-        for &m in &self.moves {
-            keys.push(hash::key(&pos));
-            pos.play_unchecked(m);
-        }
-        (pos, keys)
-    }
 }
 
 struct Store {
@@ -446,181 +397,6 @@ fn fail(store: &Mutex<Store>, job: &Job, message: String) {
         g.status = Status::Human;
         g.error = Some(message);
     }
-}
-
-fn white_view(score: Score, turn: Color) -> Score {
-    match (score, turn) {
-        (s, Color::White) => s,
-        (Score::Cp(v), Color::Black) => Score::Cp(-v),
-        (Score::Mate(n), Color::Black) => Score::Mate(-n),
-    }
-}
-
-fn thought(pos: &Chess, turn: Color, info: &Info) -> Thought {
-    let mut p = pos.clone();
-    let mut pv = Vec::new();
-    for &m in &info.pv {
-        if !p.is_legal(m) {
-            break;
-        }
-        pv.push(SanPlus::from_move_and_play_unchecked(&mut p, m).to_string());
-    }
-    Thought {
-        depth: info.depth,
-        seldepth: info.seldepth,
-        score: Some(white_view(info.score, turn)),
-        nodes: info.nodes,
-        nps: info.nps(),
-        time_ms: info.time.as_millis() as u64,
-        pv,
-        done: false,
-    }
-}
-
-/// How the game ended, if it did: result and termination.
-fn outcome(pos: &Chess, history: &[u64]) -> Option<(&'static str, &'static str)> {
-    if pos.is_checkmate() {
-        return Some((
-            if pos.turn() == Color::White {
-                "0-1"
-            } else {
-                "1-0"
-            },
-            "checkmate",
-        ));
-    }
-    if pos.is_stalemate() {
-        return Some(("1/2-1/2", "stalemate"));
-    }
-    if pos.is_insufficient_material() {
-        return Some(("1/2-1/2", "insufficient material"));
-    }
-    if pos.halfmoves() >= 100 {
-        return Some(("1/2-1/2", "fifty-move rule"));
-    }
-    let key = hash::key(pos);
-    if history.iter().filter(|&&k| k == key).count() >= 2 {
-        return Some(("1/2-1/2", "threefold repetition"));
-    }
-    None
-}
-
-fn color_name(c: Color) -> &'static str {
-    match c {
-        Color::White => "white",
-        Color::Black => "black",
-    }
-}
-
-fn score_json(score: Score) -> Value {
-    match score {
-        Score::Cp(v) => json!({ "cp": v }),
-        Score::Mate(n) => json!({ "mate": n }),
-    }
-}
-
-/// A game as the API shows it.
-fn state(id: u64, game: &Game) -> Value {
-    let (pos, keys) = game.replay();
-    let over = outcome(&pos, &keys);
-    let mut sans = Vec::with_capacity(game.moves.len());
-    let mut p = game.start.clone();
-    for &m in &game.moves {
-        let uci = m.to_uci(shakmaty::CastlingMode::Standard).to_string();
-        let san = SanPlus::from_move_and_play_unchecked(&mut p, m).to_string();
-        sans.push(json!({ "uci": uci, "san": san }));
-    }
-    let status = match (over, game.status) {
-        (Some(_), _) => "over",
-        (None, Status::Human) if pos.turn() == game.human => "your-move",
-        (None, Status::Human) => "engine-idle",
-        (None, Status::Queued) => "queued",
-        (None, Status::Thinking) => "thinking",
-    };
-    let legal: Vec<String> = if status == "your-move" {
-        pos.legal_moves()
-            .iter()
-            .map(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string())
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let thought = game.thought.as_ref().map(|t| {
-        json!({
-            "depth": t.depth, "seldepth": t.seldepth, "score": t.score.map(score_json),
-            "nodes": t.nodes, "nps": t.nps, "time_ms": t.time_ms, "pv": t.pv, "done": t.done,
-        })
-    });
-    let check = pos
-        .is_check()
-        .then(|| pos.board().king_of(pos.turn()).map(|s| s.to_string()))
-        .flatten();
-    json!({
-        "id": id,
-        "start_fen": to_fen(&game.start),
-        "fen": to_fen(&pos),
-        "turn": color_name(pos.turn()),
-        "human": color_name(game.human),
-        "player": game.player,
-        "evaluator": game.evaluator,
-        "movetime_ms": game.movetime.as_millis() as u64,
-        "moves": sans,
-        "legal": legal,
-        "status": status,
-        "check": check,
-        "result": over.map(|o| o.0),
-        "termination": over.map(|o| o.1),
-        "thinking": thought,
-        "error": game.error,
-        "pgn": pgn(game, over.map_or("*", |o| o.0)),
-    })
-}
-
-/// The game as PGN: SAN moves, the start position in a `FEN` tag when it is not the
-/// standard one.
-fn pgn(game: &Game, result: &str) -> String {
-    let engine = format!("chessgraph {} ({})", game.player, game.evaluator);
-    let (white, black) = match game.human {
-        Color::White => ("you", engine.as_str()),
-        Color::Black => (engine.as_str(), "you"),
-    };
-    let mut out = format!(
-        "[Event \"chessgraph serve\"]\n[White \"{}\"]\n[Black \"{}\"]\n[Result \"{result}\"]\n",
-        white.replace('"', "'"),
-        black.replace('"', "'")
-    );
-    if game.start != Chess::default() {
-        out.push_str(&format!(
-            "[SetUp \"1\"]\n[FEN \"{}\"]\n",
-            to_fen(&game.start)
-        ));
-    }
-    out.push('\n');
-    let mut pos = game.start.clone();
-    let mut line = String::new();
-    for (i, &m) in game.moves.iter().enumerate() {
-        let number = if pos.turn() == Color::White {
-            format!("{}. ", pos.fullmoves())
-        } else if i == 0 {
-            format!("{}... ", pos.fullmoves())
-        } else {
-            String::new()
-        };
-        let token = format!(
-            "{number}{} ",
-            SanPlus::from_move_and_play_unchecked(&mut pos, m)
-        );
-        if line.len() + token.len() > 80 {
-            out.push_str(line.trim_end());
-            out.push('\n');
-            line.clear();
-        }
-        line.push_str(&token);
-    }
-    line.push_str(result);
-    out.push_str(&line);
-    out.push('\n');
-    out
 }
 
 #[cfg(test)]
