@@ -426,12 +426,8 @@ fn serve_plays_games_and_answers_503_when_the_engine_queue_is_full() {
     .json();
     let id = g["id"].as_u64().unwrap();
     assert_eq!(g["status"], "your-move");
-    let g = post(a, &format!("/api/play/{id}/move"), &json!({"uci": "e2e4"})).json();
-    assert_ne!(g["status"], "your-move");
-    error(
-        &post(a, &format!("/api/play/{id}/move"), &json!({"uci": "d2d4"})),
-        409,
-    );
+    let r = post(a, &format!("/api/play/{id}/move"), &json!({"uci": "e2e4"}));
+    assert_eq!(r.status, 200, "{}", r.text());
     let g = wait_for_move(a, id);
     assert_eq!(g["moves"].as_array().unwrap().len(), 2);
     assert_eq!(g["moves"][0]["san"], "e4");

@@ -235,7 +235,10 @@ fn serve_in_chromium_plays_and_shows_arrows_and_terms() {
         "a new game",
         "return window.chessgraph.play.game && window.chessgraph.play.game.status === 'your-move'",
     );
-    for wanted in [["e2e4", "d2d4"], ["g1f3", "b1c3"], ["f1c4", "f1e2"]] {
+    for (round, wanted) in [["e2e4", "d2d4"], ["g1f3", "b1c3"], ["f1c4", "f1e2"]]
+        .iter()
+        .enumerate()
+    {
         let legal = d.script("return window.chessgraph.play.game.legal");
         let legal: Vec<&str> = legal
             .as_array()
@@ -251,9 +254,13 @@ fn serve_in_chromium_plays_and_shows_arrows_and_terms() {
             .expect("a legal move");
         d.click(&format!("rect[data-square='{}']", &m[..2]));
         d.click(&format!("rect[data-square='{}']", &m[2..4]));
+        // The person's move and the engine's reply: two more moves than before.
         d.wait(
             "the engine's reply",
-            "const g = window.chessgraph.play.game; return g && (g.status === 'your-move' || g.status === 'over') && g.moves.length % 2 === 0 && g.moves.length > 0",
+            &format!(
+                "const g = window.chessgraph.play.game; return g && g.status === 'your-move' && g.moves.length === {}",
+                2 * (round + 1)
+            ),
         );
     }
     let moves = d.script("return document.querySelectorAll('#play-moves .san').length");
