@@ -18,6 +18,7 @@
 //! 7. [`uci`]: the UCI engine loop, and a client for other engines.
 //! 8. [`datagen`]: self-play training data; [`label`]: labelling with any UCI engine.
 //! 9. [`measure`]: puzzles, evaluator comparisons, matches; [`heatmap`] and [`report`].
+//! 10. [`serve`]: the page and JSON endpoints of `chessgraph serve`.
 
 #![warn(missing_docs)]
 
@@ -35,6 +36,7 @@ pub mod nnue;
 pub mod players;
 pub mod report;
 pub mod search;
+pub mod serve;
 pub mod tune;
 pub mod uci;
 

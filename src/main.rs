@@ -57,6 +57,8 @@ enum Command {
     Tournament(cli::tournament::Args),
     /// Write a Markdown report of the database: data, features, fits, evaluators, puzzles, matches, benchmarks.
     Report(cli::report::Args),
+    /// Serve a page to play the engine and browse the database in a browser (read-only; loopback by default).
+    Serve(cli::serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -79,6 +81,7 @@ fn main() -> ExitCode {
         Command::Match(args) => cli::matches::run(&cli.db, args),
         Command::Tournament(args) => cli::tournament::run(&cli.db, args),
         Command::Report(args) => cli::report::run(&cli.db, args),
+        Command::Serve(args) => cli::serve::run(&cli.db, args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -30,6 +30,7 @@ pub mod import;
 pub mod label;
 pub mod matches;
 pub mod report;
+pub mod serve;
 pub mod solve;
 pub mod stats;
 pub mod tournament;

@@ -2,6 +2,7 @@
 //! reads and writes the rest of the pipeline needs.
 
 pub mod analyze;
+pub mod browse;
 pub mod evaluators;
 pub mod filter;
 pub mod import;

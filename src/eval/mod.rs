@@ -27,6 +27,7 @@
 //! * `nnue`: the network chessgraph trained itself (`assets/nnue/chessgraph.nnue`, built
 //!   into the binary; see [`crate::nnue`]).
 
+pub mod breakdown;
 pub mod builtin;
 mod features;
 pub mod file;

@@ -1,6 +1,7 @@
 //! The one integration-test binary: runs the real `chessgraph` executable on temporary
 //! databases. One module per subcommand; `util` has the `cgtest!` harness.
 
+mod http;
 mod util;
 
 mod analyze;
@@ -11,5 +12,7 @@ mod matches;
 mod nnue;
 mod players;
 mod report;
+mod serve;
+mod serve_browser;
 mod solve;
 mod tournament;

@@ -1,0 +1,68 @@
+//! `chessgraph serve`: the database and the engine in a browser.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Context;
+use chessgraph::serve::{Options, Server, play::PlayOptions};
+
+/// Arguments of `chessgraph serve`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Address to listen on; port 0 picks a free port (the address is printed on startup).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    addr: SocketAddr,
+    /// Allow listening on an address other than loopback (anyone who reaches it can use the server).
+    #[arg(long)]
+    public: bool,
+    /// Default evaluator of new games: a built-in name or one stored by `tune` in --db.
+    #[arg(long, default_value = "seed003")]
+    evaluator: String,
+    /// Threads answering requests, each with its own read-only database connection.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
+    workers: u16,
+    /// Time limit of one SQL condition from the page, in milliseconds.
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(10..=600_000))]
+    sql_timeout_ms: u64,
+    /// Most rows one search answers with.
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    max_rows: u64,
+    /// Engine searches that may wait in the queue; one more is answered 503.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    queue: u64,
+    /// Games kept in memory (the least recently used idle one makes way for a new one).
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    max_games: u64,
+    /// Longest time per move a game may ask for, in milliseconds.
+    #[arg(long, default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    max_movetime_ms: u64,
+}
+
+/// Runs `chessgraph serve` until the process is ended.
+pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
+    let options = Options {
+        db: db_path.to_owned(),
+        addr: args.addr,
+        public: args.public,
+        evaluator: args.evaluator,
+        workers: usize::from(args.workers),
+        sql_timeout: Duration::from_millis(args.sql_timeout_ms),
+        max_rows: args.max_rows as usize,
+        play: PlayOptions {
+            queue: args.queue as usize,
+            max_games: args.max_games as usize,
+            max_movetime: Duration::from_millis(args.max_movetime_ms),
+        },
+    };
+    let server = Server::bind(options).context("chessgraph serve")?;
+    if !server.has_db() {
+        warn!(
+            "chessgraph serve: no database at {}: Play and pasted FENs work, the database views do not",
+            db_path.display()
+        );
+    }
+    say!("chessgraph serve: listening on http://{}/", server.addr())?;
+    server.run();
+    Ok(())
+}

@@ -1,0 +1,515 @@
+//! Games against the engine (or any player) from the browser: kept in memory only, the
+//! database is never written. The players run on one engine thread fed by a bounded
+//! queue: a request never waits for a search, a full queue is refused (503), and each
+//! game has at most one search queued or running.
+
+use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use shakmaty::uci::UciMove;
+use shakmaty::{Chess, Color, Position};
+
+use super::game::{Game, Status, outcome, state, thought, white_view};
+use super::http::ApiError;
+use crate::data::fen::{Leniency, parse};
+use crate::players::Player;
+use crate::search::{Control, Info, Limits};
+
+/// Builds a player from a spec and a default evaluator name (or says why it cannot).
+pub type Factory = dyn Fn(&str, &str) -> Result<Box<dyn Player>, String> + Send + Sync;
+
+/// Settings of the games store.
+#[derive(Debug, Clone, Copy)]
+pub struct PlayOptions {
+    /// Searches that may wait for the engine thread; one more is refused with 503.
+    pub queue: usize,
+    /// Games kept in memory; the least recently used idle one is dropped for a new one.
+    pub max_games: usize,
+    /// The longest time per move a game may ask for.
+    pub max_movetime: Duration,
+}
+
+/// What a new game is asked for.
+#[derive(Debug, Clone)]
+pub struct NewGame {
+    /// Start position (the standard one when `None`).
+    pub fen: Option<String>,
+    /// The opponent's player spec (`engine`, `random:seed=1`, ...).
+    pub player: String,
+    /// The evaluator for players that take one and whose spec names none.
+    pub evaluator: String,
+    /// Time per engine move.
+    pub movetime: Duration,
+    /// The side the person plays.
+    pub human: Color,
+}
+
+struct Store {
+    games: HashMap<u64, Game>,
+    next_id: u64,
+    /// The game being searched and the flags that stop its search.
+    running: Option<(u64, Control)>,
+}
+
+struct Job {
+    id: u64,
+    generation: u64,
+    pos: Chess,
+    history: Vec<u64>,
+    player: String,
+    evaluator: String,
+    movetime: Duration,
+}
+
+/// The games and the engine thread.
+pub struct Play {
+    store: Arc<Mutex<Store>>,
+    jobs: SyncSender<Job>,
+    factory: Arc<Factory>,
+    options: PlayOptions,
+}
+
+fn lock(store: &Mutex<Store>) -> MutexGuard<'_, Store> {
+    store.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Play {
+    /// Starts the engine thread.
+    pub fn start(options: PlayOptions, factory: Arc<Factory>) -> Play {
+        let store = Arc::new(Mutex::new(Store {
+            games: HashMap::new(),
+            next_id: 1,
+            running: None,
+        }));
+        let (jobs, rx) = sync_channel(options.queue.max(1));
+        let thread_store = store.clone();
+        let thread_factory = factory.clone();
+        std::thread::Builder::new()
+            .name("chessgraph-engine".into())
+            .spawn(move || engine_thread(rx, thread_store, thread_factory))
+            .expect("spawn the engine thread");
+        Play {
+            store,
+            jobs,
+            factory,
+            options,
+        }
+    }
+
+    /// Starts a game; the engine is asked to move at once when it is its turn.
+    pub fn create(&self, new: NewGame) -> Result<Value, ApiError> {
+        let start = match &new.fen {
+            None => Chess::default(),
+            Some(fen) => parse(fen, Leniency::DropCastlingAndEp)
+                .map_err(|e| ApiError::bad(format!("fen {fen:?}: {e}")))?,
+        };
+        if new.movetime.is_zero() || new.movetime > self.options.max_movetime {
+            return Err(ApiError::bad(format!(
+                "movetime_ms must be 1 to {}",
+                self.options.max_movetime.as_millis()
+            )));
+        }
+        // Build once to check the spec and the evaluator now, not on the engine thread.
+        (self.factory)(&new.player, &new.evaluator).map_err(ApiError::bad)?;
+        let game = Game {
+            start,
+            moves: Vec::new(),
+            human: new.human,
+            player: new.player,
+            evaluator: new.evaluator,
+            movetime: new.movetime,
+            status: Status::Human,
+            generation: 0,
+            thought: None,
+            error: None,
+            touched: Instant::now(),
+        };
+        let mut store = lock(&self.store);
+        if store.games.len() >= self.options.max_games {
+            let idle = store
+                .games
+                .iter()
+                .filter(|(_, g)| g.status == Status::Human)
+                .min_by_key(|(_, g)| g.touched)
+                .map(|(&id, _)| id)
+                .ok_or_else(|| ApiError::busy("every game is waiting for the engine"))?;
+            store.games.remove(&idle);
+        }
+        let id = store.next_id;
+        store.next_id += 1;
+        store.games.insert(id, game);
+        if let Err(e) = self.engine_turn(&mut store, id) {
+            store.games.remove(&id);
+            return Err(e);
+        }
+        Ok(state(id, &store.games[&id]))
+    }
+
+    /// The state of game `id`.
+    pub fn get(&self, id: u64) -> Result<Value, ApiError> {
+        let mut store = lock(&self.store);
+        let game = game_mut(&mut store, id)?;
+        game.touched = Instant::now();
+        Ok(state(id, game))
+    }
+
+    /// Plays the person's move (UCI notation) and queues the engine's answer.
+    pub fn play(&self, id: u64, uci: &str) -> Result<Value, ApiError> {
+        let mut store = lock(&self.store);
+        let game = game_mut(&mut store, id)?;
+        game.touched = Instant::now();
+        if game.status != Status::Human {
+            return Err(ApiError::conflict(
+                "the engine is thinking; wait for its move",
+            ));
+        }
+        let (pos, keys) = game.replay();
+        if outcome(&pos, &keys).is_some() {
+            return Err(ApiError::conflict("the game is over"));
+        }
+        if pos.turn() != game.human {
+            return Err(ApiError::conflict("it is not your turn"));
+        }
+        let m = uci
+            .parse::<UciMove>()
+            .ok()
+            .and_then(|u| u.to_move(&pos).ok())
+            .ok_or_else(|| ApiError::bad(format!("{uci:?} is not a legal move here")))?;
+        game.moves.push(m);
+        game.generation += 1;
+        game.error = None;
+        if let Err(e) = self.engine_turn(&mut store, id) {
+            let game = game_mut(&mut store, id)?;
+            game.moves.pop();
+            game.generation += 1;
+            return Err(e);
+        }
+        Ok(state(id, &store.games[&id]))
+    }
+
+    /// Takes back the last moves up to the person's previous turn (stopping a search).
+    pub fn undo(&self, id: u64) -> Result<Value, ApiError> {
+        let mut store = lock(&self.store);
+        let running = store
+            .running
+            .as_ref()
+            .filter(|r| r.0 == id)
+            .map(|r| r.1.clone());
+        let game = game_mut(&mut store, id)?;
+        game.touched = Instant::now();
+        // The person's moves are those made with the person to move.
+        let mut pos = game.start.clone();
+        let mut last_human = None;
+        for (i, &m) in game.moves.iter().enumerate() {
+            if pos.turn() == game.human {
+                last_human = Some(i);
+            }
+            pos.play_unchecked(m);
+        }
+        let Some(cut) = last_human else {
+            return Err(ApiError::conflict("nothing to take back"));
+        };
+        game.moves.truncate(cut);
+        game.generation += 1;
+        game.status = Status::Human;
+        game.thought = None;
+        game.error = None;
+        if let Some(control) = running {
+            control.stop.store(true, Ordering::SeqCst);
+            control.notify();
+        }
+        Ok(state(id, game))
+    }
+
+    /// Ends game `id` (stopping its search).
+    pub fn remove(&self, id: u64) -> Result<Value, ApiError> {
+        let mut store = lock(&self.store);
+        if let Some((_, control)) = store.running.as_ref().filter(|r| r.0 == id) {
+            control.stop.store(true, Ordering::SeqCst);
+            control.notify();
+        }
+        store
+            .games
+            .remove(&id)
+            .ok_or_else(|| ApiError::not_found(format!("no game {id}")))?;
+        Ok(json!({ "id": id, "removed": true }))
+    }
+
+    /// Queues a search when it is the engine's turn in game `id` (the caller holds the
+    /// store); a full queue is an error and nothing is queued.
+    fn engine_turn(&self, store: &mut Store, id: u64) -> Result<(), ApiError> {
+        let game = game_mut(store, id)?;
+        let (pos, history) = game.replay();
+        if pos.turn() == game.human || outcome(&pos, &history).is_some() {
+            game.status = Status::Human;
+            return Ok(());
+        }
+        let job = Job {
+            id,
+            generation: game.generation,
+            pos,
+            history,
+            player: game.player.clone(),
+            evaluator: game.evaluator.clone(),
+            movetime: game.movetime,
+        };
+        match self.jobs.try_send(job) {
+            Ok(()) => {
+                game.status = Status::Queued;
+                game.thought = None;
+                Ok(())
+            }
+            Err(TrySendError::Full(_)) => Err(ApiError::busy(
+                "the engine's queue is full; try again in a moment",
+            )),
+            Err(TrySendError::Disconnected(_)) => Err(ApiError {
+                status: 500,
+                message: "the engine thread has stopped".into(),
+            }),
+        }
+    }
+}
+
+fn game_mut(store: &mut Store, id: u64) -> Result<&mut Game, ApiError> {
+    store
+        .games
+        .get_mut(&id)
+        .ok_or_else(|| ApiError::not_found(format!("no game {id} (games live in memory only)")))
+}
+
+/// Players kept on the engine thread, by spec and evaluator, most recent last.
+struct Cache {
+    players: Vec<(String, Box<dyn Player>, u64)>,
+}
+
+const CACHED_PLAYERS: usize = 4;
+
+fn engine_thread(rx: Receiver<Job>, store: Arc<Mutex<Store>>, factory: Arc<Factory>) {
+    let mut cache = Cache {
+        players: Vec::new(),
+    };
+    for job in rx {
+        let key = format!("{}\u{0}{}", job.player, job.evaluator);
+        let slot = match cache.players.iter().position(|(k, _, _)| *k == key) {
+            Some(i) => i,
+            None => match factory(&job.player, &job.evaluator) {
+                Ok(p) => {
+                    if cache.players.len() >= CACHED_PLAYERS {
+                        cache.players.remove(0);
+                    }
+                    cache.players.push((key, p, 0));
+                    cache.players.len() - 1
+                }
+                Err(e) => {
+                    fail(&store, &job, e);
+                    continue;
+                }
+            },
+        };
+        let entry = cache.players.remove(slot);
+        let (key, mut player, last_game) = entry;
+        {
+            let mut s = lock(&store);
+            let Some(game) = s.games.get_mut(&job.id) else {
+                cache.players.push((key, player, last_game));
+                continue;
+            };
+            if game.generation != job.generation {
+                cache.players.push((key, player, last_game));
+                continue;
+            }
+            game.status = Status::Thinking;
+            let control = player.control();
+            control.stop.store(false, Ordering::SeqCst);
+            s.running = Some((job.id, control));
+        }
+        if last_game != job.id {
+            player.new_game();
+        }
+        let limits = Limits {
+            movetime: Some(job.movetime),
+            ..Limits::default()
+        };
+        let turn = job.pos.turn();
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            player.choose(&job.pos, &job.history, &limits, &mut |info: &Info| {
+                if info.multipv != 1 {
+                    return;
+                }
+                let thought = thought(&job.pos, turn, info);
+                let mut s = lock(&store);
+                if let Some(g) = s.games.get_mut(&job.id)
+                    && g.generation == job.generation
+                {
+                    g.thought = Some(thought);
+                }
+            })
+        }));
+        let mut s = lock(&store);
+        s.running = None;
+        let result = match outcome {
+            Ok(r) => {
+                cache.players.push((key, player, job.id));
+                r
+            }
+            Err(_) => {
+                drop(s);
+                fail(&store, &job, format!("the player {} failed", job.player));
+                continue;
+            }
+        };
+        let Some(game) = s.games.get_mut(&job.id) else {
+            continue;
+        };
+        if game.generation != job.generation {
+            continue;
+        }
+        let mut t = game.thought.take().unwrap_or_default();
+        t.done = true;
+        t.depth = t.depth.max(result.depth);
+        t.nodes = t.nodes.max(result.nodes);
+        t.time_ms = result.time.as_millis() as u64;
+        if t.score.is_none() && result.nodes > 0 {
+            t.score = Some(white_view(result.score, turn));
+        }
+        game.thought = Some(t);
+        game.status = Status::Human;
+        match result.best.filter(|&m| job.pos.is_legal(m)) {
+            Some(m) => {
+                game.moves.push(m);
+                game.generation += 1;
+            }
+            None => game.error = Some(format!("{} gave no legal move", job.player)),
+        }
+    }
+}
+
+fn fail(store: &Mutex<Store>, job: &Job, message: String) {
+    let mut s = lock(store);
+    if let Some(g) = s.games.get_mut(&job.id)
+        && g.generation == job.generation
+    {
+        g.status = Status::Human;
+        g.error = Some(message);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn play() -> Play {
+        let factory: Arc<Factory> = Arc::new(|spec: &str, evaluator: &str| {
+            let spec = crate::players::Spec::parse(spec).map_err(|e| e.to_string())?;
+            let e = crate::eval::Evaluator::builtin(evaluator)
+                .ok_or_else(|| format!("unknown evaluator {evaluator}"))?;
+            let resolve = |s: &str| crate::eval::Evaluator::by_name_or_path(s);
+            crate::players::build(&spec, Arc::new(e), &resolve).map_err(|e| e.to_string())
+        });
+        Play::start(
+            PlayOptions {
+                queue: 2,
+                max_games: 3,
+                max_movetime: Duration::from_secs(5),
+            },
+            factory,
+        )
+    }
+
+    fn new_game(player: &str, human: Color, fen: Option<&str>) -> NewGame {
+        NewGame {
+            fen: fen.map(str::to_owned),
+            player: player.into(),
+            evaluator: "material".into(),
+            movetime: Duration::from_millis(20),
+            human,
+        }
+    }
+
+    fn wait_for_turn(p: &Play, id: u64) -> Value {
+        for _ in 0..2000 {
+            let s = p.get(id).unwrap();
+            if s["status"] != "queued" && s["status"] != "thinking" {
+                return s;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        panic!("the engine never moved");
+    }
+
+    #[test]
+    fn a_game_against_the_random_player() {
+        let p = play();
+        let s = p
+            .create(new_game("random:seed=3", Color::White, None))
+            .unwrap();
+        let id = s["id"].as_u64().unwrap();
+        assert_eq!(s["status"], "your-move");
+        assert_eq!(s["legal"].as_array().unwrap().len(), 20);
+        assert_eq!(p.play(id, "e2e5").unwrap_err().status, 400);
+        p.play(id, "e2e4").unwrap();
+        let s = wait_for_turn(&p, id);
+        assert_eq!(s["moves"].as_array().unwrap().len(), 2);
+        assert_eq!(s["moves"][0]["san"], "e4");
+        assert!(s["pgn"].as_str().unwrap().contains("1. e4 "), "{s}");
+        // Take-back removes the engine's reply and the person's move.
+        let s = p.undo(id).unwrap();
+        assert_eq!(s["moves"].as_array().unwrap().len(), 0);
+        assert_eq!(p.undo(id).unwrap_err().status, 409);
+        assert_eq!(p.get(99).unwrap_err().status, 404);
+    }
+
+    #[test]
+    fn the_engine_moves_first_and_finds_mate() {
+        let p = play();
+        // Black to move mates with Qh4#; the person plays White, so the engine moves first.
+        let fen = "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2";
+        let s = p
+            .create(new_game("engine", Color::White, Some(fen)))
+            .unwrap();
+        let id = s["id"].as_u64().unwrap();
+        let s = wait_for_turn(&p, id);
+        assert_eq!(s["moves"][0]["san"], "Qh4#", "{s}");
+        assert_eq!(s["status"], "over");
+        assert_eq!(s["result"], "0-1");
+        assert!(s["pgn"].as_str().unwrap().contains("[FEN "), "{s}");
+        assert!(s["thinking"]["score"]["mate"].as_i64().unwrap() < 0, "{s}");
+    }
+
+    #[test]
+    fn bad_requests_are_refused() {
+        let p = play();
+        assert_eq!(
+            p.create(new_game("nobody", Color::White, None))
+                .err()
+                .unwrap()
+                .status,
+            400
+        );
+        assert_eq!(
+            p.create(new_game("random", Color::White, Some("not a fen")))
+                .err()
+                .unwrap()
+                .status,
+            400
+        );
+        let mut g = new_game("random", Color::White, None);
+        g.movetime = Duration::from_secs(60);
+        assert_eq!(p.create(g).err().unwrap().status, 400);
+        // Games beyond the limit replace the oldest idle one.
+        let ids: Vec<u64> = (0..5)
+            .map(|_| {
+                p.create(new_game("random", Color::White, None)).unwrap()["id"]
+                    .as_u64()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(p.get(ids[0]).unwrap_err().status, 404);
+        assert!(p.get(ids[4]).is_ok());
+    }
+}
