@@ -138,6 +138,17 @@ impl Engine {
 
     /// The first line whose first word is `word`, within `timeout`.
     pub fn wait_for(&mut self, word: &str, timeout: Duration) -> Result<String, EngineFailure> {
+        self.wait_for_with(word, timeout, &mut |_| {})
+    }
+
+    /// As [`Engine::wait_for`], showing every line before it to `seen` (e.g. the `info`
+    /// lines of a search).
+    pub fn wait_for_with(
+        &mut self,
+        word: &str,
+        timeout: Duration,
+        seen: &mut dyn FnMut(&str),
+    ) -> Result<String, EngineFailure> {
         let deadline = Instant::now() + timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -152,6 +163,7 @@ impl Engine {
             if line.split_whitespace().next() == Some(word) {
                 return Ok(line);
             }
+            seen(&line);
         }
     }
 }

@@ -169,3 +169,32 @@ cgtest!(an_engine_that_cannot_start_says_why, |dir| {
         "{err}"
     );
 });
+
+cgtest!(match_pgn_carries_the_engines_scores_for_import, |dir| {
+    dir.ok(&[
+        "match",
+        "--engine2",
+        "chessgraph engine --evaluator material",
+        "--games",
+        "2",
+        "--depth",
+        "2",
+        "--max-plies",
+        "12",
+        "--pgn",
+        "scored.pgn",
+    ]);
+    let pgn = std::fs::read_to_string(dir.path().join("scored.pgn")).unwrap();
+    // Every move but each game's last is followed by the next search's score.
+    assert_eq!(pgn.matches("[%eval ").count(), 2 * 11, "{pgn}");
+    // `import` reads them back as labels: one labelled position per comment, less the
+    // positions both games share (same opening, colours swapped).
+    let out = dir.ok(&["import", "scored.pgn"]);
+    assert!(out.contains("0 rejected"), "{out}");
+    let labelled =
+        dir.int("SELECT count(*) FROM positions WHERE eval_cp IS NOT NULL OR mate IS NOT NULL");
+    assert!(
+        (11..=22).contains(&labelled),
+        "{labelled} labelled positions: {out}"
+    );
+});

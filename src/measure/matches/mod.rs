@@ -20,6 +20,8 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, KnownOutcome, Move, Outcome, Position};
 
+use crate::label::Analysis;
+use crate::label::uci::parse_info;
 use crate::search::hash;
 use crate::uci::client::Engine;
 use crate::{Error, Result};
@@ -188,6 +190,7 @@ pub fn play_game(
                 white,
                 start: opening.clone(),
                 moves: Vec::new(),
+                evals: Vec::new(),
                 white_score: if i == white { 0.0 } else { 1.0 },
                 termination: Termination::EngineFailure(why),
             },
@@ -224,11 +227,16 @@ fn play(
         } => ([base; 2], increment, moves),
         _ => ([Duration::ZERO; 2], Duration::ZERO, None),
     };
-    let record = |moves: Vec<Move>, white_score: f64, termination: Termination| GameRecord {
+    let mut evals: Vec<Option<Analysis>> = Vec::new();
+    let record = |moves: Vec<Move>,
+                  evals: &mut Vec<Option<Analysis>>,
+                  white_score: f64,
+                  termination: Termination| GameRecord {
         number,
         white,
         start: start.clone(),
         moves,
+        evals: std::mem::take(evals),
         white_score,
         termination,
     };
@@ -247,17 +255,23 @@ fn play(
                 KnownOutcome::Draw if pos.is_stalemate() => (0.5, Termination::Stalemate),
                 KnownOutcome::Draw => (0.5, Termination::InsufficientMaterial),
             };
-            return (record(moves, score, why), None);
+            return (record(moves, &mut evals, score, why), None);
         }
         let last = *keys.last().expect("start key");
         if keys.iter().filter(|&&k| k == last).count() >= 3 {
-            return (record(moves, 0.5, Termination::Repetition), None);
+            return (
+                record(moves, &mut evals, 0.5, Termination::Repetition),
+                None,
+            );
         }
         if pos.halfmoves() >= 100 {
-            return (record(moves, 0.5, Termination::FiftyMoves), None);
+            return (
+                record(moves, &mut evals, 0.5, Termination::FiftyMoves),
+                None,
+            );
         }
         if moves.len() >= max_plies as usize {
-            return (record(moves, 0.5, Termination::MaxPlies), None);
+            return (record(moves, &mut evals, 0.5, Termination::MaxPlies), None);
         }
 
         let side = pos.turn();
@@ -278,10 +292,19 @@ fn play(
         }
         let (go, timeout) = go_command(tc, &clock, increment, period, moves.len(), side);
         let sent = Instant::now();
+        // The last exact score of the search (a bound only when there is none), kept for
+        // the PGN's `[%eval]` comments.
+        let (mut exact, mut bound) = (None, None);
         let answer = engine
             .send(&position)
             .and_then(|()| engine.send(&go))
-            .and_then(|()| engine.wait_for("bestmove", timeout))
+            .and_then(|()| {
+                engine.wait_for_with("bestmove", timeout, &mut |line| {
+                    if let Ok(Some((a, is_bound))) = parse_info(line) {
+                        *(if is_bound { &mut bound } else { &mut exact }) = Some(a);
+                    }
+                })
+            })
             .map_err(|e| Error::Invalid(e.to_string()));
         let elapsed = sent.elapsed();
         let line = match answer {
@@ -294,13 +317,16 @@ fn play(
                 } else {
                     Termination::EngineFailure(e.to_string())
                 };
-                return (record(moves, loss, why), Some(mover));
+                return (record(moves, &mut evals, loss, why), Some(mover));
             }
         };
         if let TimeControl::Clock { .. } = tc {
             let c = &mut clock[mover_index(side)];
             if elapsed > *c {
-                return (record(moves, loss, Termination::TimeForfeit), Some(mover));
+                return (
+                    record(moves, &mut evals, loss, Termination::TimeForfeit),
+                    Some(mover),
+                );
             }
             *c = *c - elapsed + increment;
             // A new period adds the base time again.
@@ -318,12 +344,13 @@ fn play(
             .and_then(|u| u.to_move(&pos).ok());
         let Some(m) = m else {
             return (
-                record(moves, loss, Termination::IllegalMove(text)),
+                record(moves, &mut evals, loss, Termination::IllegalMove(text)),
                 Some(mover),
             );
         };
         pos.play_unchecked(m);
         moves.push(m);
+        evals.push(exact.or(bound));
         keys.push(hash::key(&pos));
     }
 }
@@ -430,6 +457,7 @@ mod tests {
             white: 1,
             start,
             moves,
+            evals: Vec::new(),
             white_score: 0.0,
             termination: Termination::Checkmate,
         };
@@ -440,5 +468,25 @@ mod tests {
             "{pgn}"
         );
         assert!(pgn.contains("1. f3 e5 2. g4 Qh4# 0-1"), "{pgn}");
+
+        // With scores: the score of the search after each move labels the position after
+        // it, from White's view (Black's +35 after 1. f3 is -0.35; Black mating is #-1).
+        let a = |cp: Option<i32>, mate: Option<i32>| {
+            Some(Analysis {
+                cp,
+                mate,
+                depth: Some(3),
+                nodes: None,
+            })
+        };
+        let scored = GameRecord {
+            evals: vec![a(Some(10), None), a(Some(35), None), None, a(None, Some(1))],
+            ..g
+        };
+        let pgn = scored.pgn(["A", "B"], "1+0");
+        assert!(
+            pgn.contains("1. f3 { [%eval -0.35] } 1... e5 2. g4 { [%eval #-1] } 2... Qh4# 0-1"),
+            "{pgn}"
+        );
     }
 }

@@ -6,6 +6,8 @@ use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Color, EnPassantMode, Move, Position};
 
+use crate::label::Analysis;
+
 /// Why a game ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Termination {
@@ -57,6 +59,9 @@ pub struct GameRecord {
     pub start: Chess,
     /// The moves played.
     pub moves: Vec<Move>,
+    /// For each move, the score the engine that played it reported last (its side's
+    /// view), when it reported one.
+    pub evals: Vec<Option<Analysis>>,
     /// Score of White: 1, 0.5 or 0.
     pub white_score: f64,
     /// Why it ended.
@@ -91,6 +96,7 @@ impl GameRecord {
             black: names[1 - self.white],
             start: &self.start,
             moves: &self.moves,
+            evals: &self.evals,
             result: self.result(),
             termination: &self.termination.describe(),
             tc,
@@ -114,6 +120,8 @@ pub struct PgnGame<'a> {
     pub start: &'a Chess,
     /// The moves, legal from `start`.
     pub moves: &'a [Move],
+    /// The engines' scores per move (see [`GameRecord::evals`]); may be empty.
+    pub evals: &'a [Option<Analysis>],
     /// `1-0`, `0-1` or `1/2-1/2`.
     pub result: &'a str,
     /// Why the game ended (the `Termination` tag).
@@ -142,27 +150,47 @@ impl PgnGame<'_> {
         );
         let mut pos = self.start.clone();
         let mut line = String::new();
+        let mut commented = false;
         for (i, &m) in self.moves.iter().enumerate() {
             let number = if pos.turn() == Color::White {
                 format!("{}. ", pos.fullmoves())
-            } else if i == 0 {
+            } else if i == 0 || commented {
                 format!("{}... ", pos.fullmoves())
             } else {
                 String::new()
             };
             let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
-            let token = format!("{number}{san} ");
-            if line.len() + token.len() > 80 {
-                out.push_str(line.trim_end());
-                out.push('\n');
-                line.clear();
+            // The score of the search made in the position this move leads to: the
+            // position after the move is labelled, as in Lichess's PGN.
+            let eval = self.evals.get(i + 1).copied().flatten();
+            let comment = eval
+                .map(|a| format!("{{ [%eval {}] }} ", eval_comment(a, pos.turn())))
+                .unwrap_or_default();
+            commented = eval.is_some();
+            for token in [format!("{number}{san} "), comment] {
+                if line.len() + token.len() > 80 {
+                    out.push_str(line.trim_end());
+                    out.push('\n');
+                    line.clear();
+                }
+                line.push_str(&token);
             }
-            line.push_str(&token);
         }
         line.push_str(self.result);
         out.push_str(&line);
         out.push_str("\n\n");
         out
+    }
+}
+
+/// An engine's score (the side to move's view, `turn`) as a Lichess `[%eval]` value:
+/// pawns from White's view (`0.35`, `-1.20`), or `#N` / `#-N` for White / Black mating.
+pub fn eval_comment(a: Analysis, turn: Color) -> String {
+    let sign = if turn == Color::White { 1 } else { -1 };
+    match (a.mate, a.cp) {
+        (Some(m), _) => format!("#{}", m * sign),
+        (None, Some(cp)) => format!("{:.2}", f64::from(cp * sign) / 100.0),
+        (None, None) => "0.00".into(),
     }
 }
 

@@ -400,6 +400,7 @@ pub fn pgn(games: &[GameRow], event: &str, tc: &str) -> Result<String> {
                 black: &g.black,
                 start: &start,
                 moves: &moves,
+                evals: &[],
                 result: &g.result,
                 termination: &g.termination,
                 tc,
