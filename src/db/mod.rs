@@ -4,6 +4,7 @@
 pub mod analyze;
 pub mod evaluators;
 pub mod filter;
+pub mod games;
 pub mod import;
 pub mod labels;
 pub mod runs;

@@ -11,9 +11,11 @@
 //! | --- | --- |
 //! | `engine[:evaluator=E]` | the engine's full search (the default) |
 //! | `random[:seed=S]` | a uniformly random legal move, seeded |
+//! | `logistic:model=FILE` | the most probable move of a `fit moves` model (PUC-Rio) |
 //!
 //! Keys a player does not know are errors, so a typo never silently plays the defaults.
 
+pub mod logistic;
 pub mod random;
 pub mod spec;
 
@@ -92,7 +94,7 @@ impl Player for Searcher {
 }
 
 /// Names of the players [`build`] knows, for help texts and errors.
-pub const PLAYER_NAMES: &[&str] = &["engine", "random"];
+pub const PLAYER_NAMES: &[&str] = &["engine", "random", "logistic"];
 
 /// Turns an evaluator spec (built-in name, file, stored name) into an evaluator.
 pub type Resolve<'a> = dyn Fn(&str) -> crate::Result<Evaluator> + 'a;
@@ -126,6 +128,24 @@ pub fn build(
             spec.check_keys(&["seed"])?;
             let seed = spec.parse_or("seed", 1u64, 0..=u64::MAX)?;
             Ok(Box::new(random::RandomPlayer::new(seed)))
+        }
+        "logistic" => {
+            spec.check_keys(&["model"])?;
+            let path = spec.get("model").unwrap_or_default();
+            let bad = |why: String| SpecError::Value {
+                player: spec.name.clone(),
+                key: "model".into(),
+                value: path.into(),
+                why,
+            };
+            if path.is_empty() {
+                return Err(bad(
+                    "required: a model file of `chessgraph fit moves --out`".into(),
+                ));
+            }
+            let p = logistic::LogisticPlayer::open(std::path::Path::new(path))
+                .map_err(|e| bad(e.to_string()))?;
+            Ok(Box::new(p))
         }
         other => Err(SpecError::UnknownPlayer(other.to_owned())),
     }

@@ -8,6 +8,7 @@ mod engine;
 mod import;
 mod learn;
 mod matches;
+mod moves;
 mod nnue;
 mod report;
 mod solve;
