@@ -1,12 +1,15 @@
-//! `chessgraph fit linear|logistic`: fit evaluation weights on the train part of the split,
-//! print coefficients and held-out measures, store the fit in `fits`.
+//! `chessgraph fit linear|logistic|moves`: fit evaluation weights (or the study's move
+//! classifier) on the train part of the split, print coefficients and held-out measures,
+//! store the fit in `fits`.
 
-use std::io::Write;
-use std::path::Path;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use chessgraph::db::labels::LabelChoice;
-use chessgraph::fit::{Coefficient, FitRecord, Selection, Target, linear, logistic};
+use chessgraph::fit::moves::{MoveMetrics, MovesOptions};
+use chessgraph::fit::{Coefficient, FitRecord, Selection, Target, linear, logistic, moves};
+use indicatif::{ProgressBar, ProgressStyle};
 
 /// Arguments of `chessgraph fit`.
 #[derive(clap::Args)]
@@ -21,6 +24,8 @@ enum Model {
     Linear(Common),
     /// Logistic regression of the game result (White won) or the evaluation's sign on features: log-loss, accuracy, AUC.
     Logistic(LogisticArgs),
+    /// The PUC-Rio study's move classifier: logistic regression of "the winner played this legal move" on 192 board/from/to columns; accuracy, AUC and top-1 move accuracy.
+    Moves(MovesArgs),
 }
 
 /// Options every model takes.
@@ -55,6 +60,28 @@ struct LogisticArgs {
     target: TargetArg,
 }
 
+#[derive(clap::Args)]
+struct MovesArgs {
+    /// Write the model (versioned JSON) to FILE, for `chessgraph engine --player logistic:model=FILE`.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// L2 penalty (> 0) on the weights (not the intercept), against the log-loss summed over the examples.
+    #[arg(long, default_value_t = 1.0)]
+    alpha: f64,
+    /// Most Newton steps (it usually converges in under 15).
+    #[arg(long, default_value_t = 50)]
+    max_iterations: usize,
+    /// Seed of the train/held-out split by game [default: the seed stored in the database].
+    #[arg(long)]
+    seed: Option<i64>,
+    /// Print the stored fit (weights, metrics) as JSON instead of the summary.
+    #[arg(long)]
+    json: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
 #[derive(Copy, Clone, clap::ValueEnum)]
 enum TargetArg {
     /// White won the game.
@@ -65,9 +92,14 @@ enum TargetArg {
 
 /// Runs `chessgraph fit`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    let conn = super::open_existing(db_path, "`chessgraph import FILE` and `chessgraph analyze`")?;
+    let first = match args.model {
+        Model::Moves(_) => "`chessgraph import GAMES.pgn`",
+        _ => "`chessgraph import FILE` and `chessgraph analyze`",
+    };
+    let conn = super::open_existing(db_path, first)?;
     let mut out = std::io::stdout().lock();
     match args.model {
+        Model::Moves(a) => moves(&conn, db_path, a, &mut out)?,
         Model::Linear(c) => {
             let json = c.json;
             let sel = selection(c)?;
@@ -152,6 +184,7 @@ fn header(out: &mut impl Write, r: &FitRecord) -> std::io::Result<()> {
         (n, Target::EvalCp) => format!("; {n} mate scores left out"),
         (n, Target::WhiteWon) => format!("; {n} rows without a game result left out"),
         (n, Target::Sign) => format!("; {n} rows without an evaluation left out"),
+        (n, Target::WinnerMove) => format!("; {n} winner's moves not recovered"),
     };
     writeln!(
         out,
@@ -178,4 +211,127 @@ fn coefficient_table(
         )?;
     }
     Ok(())
+}
+
+fn moves(
+    conn: &rusqlite::Connection,
+    db_path: &Path,
+    a: MovesArgs,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    let opts = MovesOptions {
+        alpha: a.alpha,
+        seed: a.seed,
+        max_iterations: a.max_iterations,
+    };
+    let bar = if a.quiet || !std::io::stderr().is_terminal() {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::new(0);
+        b.set_style(
+            ProgressStyle::with_template("building examples: game {pos}/{len} {wide_bar}")
+                .expect("valid template"),
+        );
+        b
+    };
+    let db_name = db_path.file_name().map_or_else(
+        || db_path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let f = moves::run(conn, &opts, &db_name, &mut |done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+        if done == total {
+            bar.finish_and_clear();
+        }
+    })
+    .context("fit moves")?;
+    bar.finish_and_clear();
+    if let Some(path) = &a.out {
+        f.model
+            .write(path)
+            .with_context(|| format!("writing the model to {}", path.display()))?;
+    }
+    if a.json {
+        serde_json::to_writer_pretty(&mut *out, &f.record)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    let c = &f.collected;
+    writeln!(
+        out,
+        "fit #{}: logistic, target {}",
+        f.record.id,
+        Target::WinnerMove.describe()
+    )?;
+    writeln!(
+        out,
+        "games:  {} decisive ({} train, {} valid, {} test; split seed {}); {} winner's moves \
+         recovered, {} not (positions not stored under the game){}",
+        c.decisive_games,
+        c.games_by_part[0],
+        c.games_by_part[1],
+        c.games_by_part[2],
+        f.record.seed,
+        c.moves,
+        c.missing,
+        if c.broken > 0 {
+            format!(", {} unreadable positions or moves", c.broken)
+        } else {
+            String::new()
+        }
+    )?;
+    let examples = f.record.n_train + f.record.n_test;
+    let built = f.build_time.as_secs_f64();
+    writeln!(
+        out,
+        "built {examples} examples ({} train, {} held out) in {built:.2} s ({:.0} examples/s); \
+         fitted in {:.2} s ({} Newton steps, α {})\n",
+        f.record.n_train,
+        f.record.n_test,
+        examples as f64 / built.max(1e-9),
+        f.fit_time.as_secs_f64(),
+        f.iterations,
+        a.alpha
+    )?;
+    writeln!(
+        out,
+        "{:<9} {:>9} {:>10} {:>9} {:>9} {:>9} {:>7} {:>7} {:>7}",
+        "", "positions", "examples", "log-loss", "accuracy", "all-neg", "AUC", "top-1", "random"
+    )?;
+    for (name, m) in [("train", Some(f.train)), ("held-out", f.test)] {
+        match m {
+            Some(m) => metrics_row(out, name, &m)?,
+            None => writeln!(out, "{name:<9} {:>9}  (no held-out games)", 0)?,
+        }
+    }
+    writeln!(
+        out,
+        "\naccuracy at 0.5 beside all-neg (calling every move not played); top-1: the most \
+         probable legal move is the one played, beside random (mean of 1 / legal moves)"
+    )?;
+    writeln!(
+        out,
+        "the board columns are the same for every move of a position: the move ranking comes \
+         from the from- and to-square weights alone"
+    )?;
+    if let Some(path) = &a.out {
+        writeln!(out, "model written to {}", path.display())?;
+    }
+    Ok(())
+}
+
+fn metrics_row(out: &mut impl Write, name: &str, m: &MoveMetrics) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{name:<9} {:>9} {:>10} {:>9.4} {:>9.4} {:>9.4} {:>7} {:>7.4} {:>7.4}",
+        m.positions,
+        m.examples,
+        m.log_loss,
+        m.accuracy,
+        m.accuracy_all_negative,
+        super::metric(m.auc, 4),
+        m.top1,
+        m.top1_random
+    )
 }

@@ -5,6 +5,7 @@ pub mod analyze;
 pub mod browse;
 pub mod evaluators;
 pub mod filter;
+pub mod games;
 pub mod import;
 pub mod labels;
 pub mod runs;

@@ -12,6 +12,7 @@ pub mod linalg;
 pub mod linear;
 pub mod logistic;
 pub mod metrics;
+pub mod moves;
 pub mod split;
 
 use ndarray::Array2;
@@ -46,6 +47,8 @@ pub enum Target {
     WhiteWon,
     /// Whether the evaluation favors White: `eval_cp > 0`, or a mate for White.
     Sign,
+    /// Whether a legal move is the one the game's winner played ([`moves`]).
+    WinnerMove,
 }
 
 impl Target {
@@ -55,6 +58,7 @@ impl Target {
             Target::EvalCp => "eval_cp",
             Target::WhiteWon => "result",
             Target::Sign => "sign",
+            Target::WinnerMove => "winner_move",
         }
     }
 
@@ -64,6 +68,9 @@ impl Target {
             Target::EvalCp => "eval_cp (centipawns, White's point of view; mate scores left out)",
             Target::WhiteWon => "result (1 when White won the game, 0 for a draw or a loss)",
             Target::Sign => "sign (1 when the evaluation favors White: eval_cp > 0 or White mates)",
+            Target::WinnerMove => {
+                "winner_move (1 for the move the winner played, 0 for its other legal moves)"
+            }
         }
     }
 
@@ -81,6 +88,7 @@ impl Target {
                 (None, Some(m)) => Some(if m > 0 { 1.0 } else { 0.0 }),
                 (None, None) => None,
             },
+            Target::WinnerMove => None,
         }
     }
 }
@@ -274,6 +282,7 @@ pub fn load(conn: &Connection, sel: &Selection, target: Target) -> Result<Data> 
                  imports and EPD result opcodes); import games or use --target sign"
             ),
             Target::Sign => format!("{matched} positions match but none has an evaluation"),
+            Target::WinnerMove => format!("{matched} positions match but none is a move example"),
         }));
     }
     let x_train = Array2::from_shape_vec((ytr.len(), k), xtr).expect("k values per row");

@@ -14,6 +14,7 @@
 //! | `greedy[:evaluator=E]` | the best move after one ply and a capture search |
 //! | `minimax[:depth=D,evaluator=E]` | plain fixed-depth alpha-beta, depth 4 (the studies' bots) |
 //! | `mcts[:iterations=N,c=C,rollout=P,seed=S,evaluator=E]` | UCT Monte Carlo tree search |
+//! | `logistic:model=FILE` | the most probable move of a `fit moves` model (PUC-Rio) |
 //!
 //! Players that take an `evaluator` use the one the command was given (`--evaluator`,
 //! default `seed003`, the study's evaluator) when the spec names none.
@@ -21,6 +22,7 @@
 //! Keys a player does not know are errors, so a typo never silently plays the defaults.
 
 pub mod greedy;
+pub mod logistic;
 pub mod mcts;
 pub mod minimax;
 pub mod random;
@@ -103,7 +105,7 @@ impl Player for Searcher {
 }
 
 /// Names of the players [`build`] knows, for help texts and errors.
-pub const PLAYER_NAMES: &[&str] = &["engine", "random", "greedy", "minimax", "mcts"];
+pub const PLAYER_NAMES: &[&str] = &["engine", "random", "greedy", "minimax", "mcts", "logistic"];
 
 /// Turns an evaluator spec (built-in name, file, stored name) into an evaluator.
 pub type Resolve<'a> = dyn Fn(&str) -> crate::Result<Evaluator> + 'a;
@@ -163,6 +165,24 @@ pub fn build(
                 seed: spec.parse_or("seed", 1u64, 0..=u64::MAX)?,
             };
             Ok(Box::new(mcts::MctsPlayer::new(settings, evaluator(spec)?)))
+        }
+        "logistic" => {
+            spec.check_keys(&["model"])?;
+            let path = spec.get("model").unwrap_or_default();
+            let bad = |why: String| SpecError::Value {
+                player: spec.name.clone(),
+                key: "model".into(),
+                value: path.into(),
+                why,
+            };
+            if path.is_empty() {
+                return Err(bad(
+                    "required: a model file of `chessgraph fit moves --out`".into(),
+                ));
+            }
+            let p = logistic::LogisticPlayer::open(std::path::Path::new(path))
+                .map_err(|e| bad(e.to_string()))?;
+            Ok(Box::new(p))
         }
         other => Err(SpecError::UnknownPlayer(other.to_owned())),
     }

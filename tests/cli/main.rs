@@ -9,6 +9,7 @@ mod engine;
 mod import;
 mod learn;
 mod matches;
+mod moves;
 mod nnue;
 mod players;
 mod report;
