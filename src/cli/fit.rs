@@ -286,12 +286,17 @@ fn moves(
     writeln!(
         out,
         "built {examples} examples ({} train, {} held out) in {built:.2} s ({:.0} examples/s); \
-         fitted in {:.2} s ({} Newton steps, α {})\n",
+         fitted in {:.2} s ({} Newton steps{}, α {})\n",
         f.record.n_train,
         f.record.n_test,
         examples as f64 / built.max(1e-9),
         f.fit_time.as_secs_f64(),
         f.iterations,
+        if f.converged {
+            ""
+        } else {
+            ", NOT converged: raise --max-iterations"
+        },
         a.alpha
     )?;
     writeln!(

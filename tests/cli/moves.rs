@@ -81,6 +81,17 @@ fn from_to(model: &Value) -> (Vec<f64>, Vec<f64>) {
 
 cgtest!(engine_plays_the_models_best_move, |dir| {
     fitted(&dir);
+    let table = dir.ok(&["fit", "moves", "-q"]);
+    for word in [
+        "held-out",
+        "top-1",
+        "random",
+        "AUC",
+        "examples/s",
+        "9 decisive",
+    ] {
+        assert!(table.contains(word), "{word}:\n{table}");
+    }
     let model: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("m.json")).unwrap()).unwrap();
     assert_eq!(model["format"], "chessgraph-move-model");

@@ -135,6 +135,8 @@ pub struct MovesFit {
     pub fit_time: Duration,
     /// Newton steps taken.
     pub iterations: usize,
+    /// Whether Newton's method converged within the step limit.
+    pub converged: bool,
 }
 
 /// A fitted model with its standard errors.
@@ -146,6 +148,8 @@ pub struct Fitted {
     pub std_errors: Vec<f64>,
     /// Newton steps taken.
     pub iterations: usize,
+    /// Whether Newton's method converged within the step limit.
+    pub converged: bool,
 }
 
 /// Fits `P(move played)` on the train part's examples by penalised maximum likelihood
@@ -168,6 +172,7 @@ pub fn fit(samples: &[&Sample], opts: &MovesOptions) -> Result<Fitted> {
         model: MoveModel::from_columns(sol.theta[0], &sol.theta[1..]),
         std_errors: sol.std_errors,
         iterations: sol.iterations,
+        converged: sol.converged,
     })
 }
 
@@ -233,6 +238,7 @@ pub fn run(
             "test": test_m,
             "alpha": opts.alpha,
             "newton_steps": fitted.iterations,
+            "converged": fitted.converged,
             "games": collected.decisive_games,
             "missing_moves": collected.missing,
         }),
@@ -272,5 +278,6 @@ pub fn run(
         build_time,
         fit_time,
         iterations: fitted.iterations,
+        converged: fitted.converged,
     })
 }

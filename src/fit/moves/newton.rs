@@ -32,6 +32,8 @@ pub struct Solution {
     pub std_errors: Vec<f64>,
     /// Newton steps taken.
     pub iterations: usize,
+    /// Whether the Newton decrement fell below the tolerance (false: stopped at the limit).
+    pub converged: bool,
     /// The penalised objective at the optimum.
     pub objective: f64,
 }
@@ -172,7 +174,8 @@ pub fn fit(samples: &[&Sample], alpha: f64, max_iterations: usize) -> Result<Sol
         let step = linalg::cholesky_solve(&l, P, &cur.gradient);
         // gᵀ H⁻¹ g: twice the objective's expected decrease (the Newton decrement²).
         let decrement: f64 = step.iter().zip(&cur.gradient).map(|(a, b)| a * b).sum();
-        if decrement / 2.0 <= 1e-12 * (1.0 + cur.objective.abs()) || iterations >= max_iterations {
+        let converged = decrement / 2.0 <= 1e-12 * (1.0 + cur.objective.abs());
+        if converged || iterations >= max_iterations {
             let inverse = (0..P)
                 .map(|i| {
                     let mut e = vec![0.0; P];
@@ -184,6 +187,7 @@ pub fn fit(samples: &[&Sample], alpha: f64, max_iterations: usize) -> Result<Sol
                 theta,
                 std_errors: inverse,
                 iterations,
+                converged,
                 objective: cur.objective,
             });
         }
@@ -282,7 +286,7 @@ mod tests {
         let s = samples_n(8);
         let refs: Vec<&Sample> = s.iter().collect();
         let sol = fit(&refs, 1.0, 100).unwrap();
-        assert!(sol.iterations < 30, "{}", sol.iterations);
+        assert!(sol.converged && sol.iterations < 30, "{}", sol.iterations);
         let mut rows = Vec::new();
         let mut y = Vec::new();
         for smp in &s {
