@@ -8,7 +8,11 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use chessgraph::measure::puzzles::{self, REPORT_HEADER, Solver};
+use chessgraph::data::lichess_puzzles::LichessReader;
+use chessgraph::data::puzzles::{PuzzleSet, Source};
+use chessgraph::measure::lichess::Filter;
+use chessgraph::measure::lichess_stats::LichessSummary;
+use chessgraph::measure::puzzles::{REPORT_HEADER, Solver};
 use chessgraph::measure::solve_run::FileResult;
 use chessgraph::measure::suites::{Attempt, Contestant};
 use chessgraph::players::{self, Spec};
@@ -20,7 +24,7 @@ const DEFAULT_MOVETIME_MS: u64 = 1000;
 /// Arguments of `chessgraph solve`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Puzzle files: EPD with `dm N` (mate problems) or `bm`/`am`/STS `c0` points (best-move suites), or PGN games with a FEN tag whose moves are the solution (plain, .gz or .zst; `-` for stdin). Several files give one summary each.
+    /// Puzzle files: EPD with `dm N` (mate problems) or `bm`/`am`/STS `c0` points (best-move suites), PGN games with a FEN tag whose moves are the solution, or the Lichess puzzle database CSV (by its header or a .csv name; streamed) (plain, .gz or .zst; `-` for stdin). Several files give one summary each.
     #[arg(long, value_name = "FILE", required = true, num_args = 1..)]
     input: Vec<PathBuf>,
     /// Who solves: `engine` (mate problems by the mate search, best-move puzzles by the full search) or any player, NAME[:key=value,...] (e.g. `random:seed=1`, `minimax:depth=4`), whose mate-problem moves the mate search referees.
@@ -35,7 +39,19 @@ pub struct Args {
     /// Node limit of the player's search (not of the mate search).
     #[arg(long, value_name = "N")]
     nodes: Option<u64>,
-    /// Print the results as JSON (totals and one record per file, with every best-move position) instead of the tables.
+    /// Take only the first N puzzles of each file (after the filters).
+    #[arg(long, value_name = "N")]
+    limit: Option<usize>,
+    /// Lichess puzzles: only those rated at least this.
+    #[arg(long, value_name = "RATING")]
+    min_rating: Option<u32>,
+    /// Lichess puzzles: only those rated at most this.
+    #[arg(long, value_name = "RATING")]
+    max_rating: Option<u32>,
+    /// Lichess puzzles: only those with any of these themes (comma-separated, e.g. `mateIn2,fork`).
+    #[arg(long, value_name = "THEMES", value_delimiter = ',')]
+    themes: Vec<String>,
+    /// Print the results as JSON (totals and one record per file, with every best-move position and the first 10,000 Lichess puzzles) instead of the tables.
     #[arg(long)]
     json: bool,
     /// No progress bar.
@@ -44,11 +60,13 @@ pub struct Args {
 }
 
 /// Runs `chessgraph solve`: per file, one report line per mate problem, the misses of the
-/// best-move puzzles, the summaries; each file's record is stored as a `solve` run.
+/// best-move puzzles, the summaries (for Lichess puzzles: the misses and the tables by theme
+/// and rating); each file's record is stored as a `solve` run.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(args.movetime != Some(0), "--movetime must be at least 1 ms");
     anyhow::ensure!(args.depth != Some(0), "--depth must be at least 1");
     anyhow::ensure!(args.nodes != Some(0), "--nodes must be at least 1");
+    anyhow::ensure!(args.limit != Some(0), "--limit must be at least 1");
     let spec = Spec::parse(&args.player)?;
     let seed003 = chessgraph::db::evaluators::resolve(db_path, "seed003")?;
     let db = db_path.to_owned();
@@ -77,20 +95,94 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         "nodes": limits.nodes,
     });
 
-    let mut sets = Vec::with_capacity(args.input.len());
+    let filter = Filter {
+        min_rating: args.min_rating,
+        max_rating: args.max_rating,
+        themes: args.themes.clone(),
+    };
+    let mut sources = Vec::with_capacity(args.input.len());
     for path in &args.input {
-        let set = puzzles::load(path)
+        let mut source = chessgraph::data::puzzles::open(path)
             .with_context(|| format!("cannot read puzzles from {}", path.display()))?;
-        for bad in &set.bad {
-            warn!(
-                "chessgraph: warning: {}:{bad}; puzzle skipped",
-                path.display()
-            );
+        if let Source::Set(set) = &mut source {
+            for bad in &set.bad {
+                warn!(
+                    "chessgraph: warning: {}:{bad}; puzzle skipped",
+                    path.display()
+                );
+            }
+            if !filter.is_empty() {
+                warn!(
+                    "chessgraph: warning: --min-rating, --max-rating and --themes filter Lichess \
+                     puzzles only; {} is not a Lichess puzzle file",
+                    path.display()
+                );
+            }
+            set.puzzles.truncate(args.limit.unwrap_or(usize::MAX));
         }
-        sets.push((path.display().to_string(), set));
+        sources.push((path.display().to_string(), source));
     }
-    let total: usize = sets.iter().map(|(_, s)| s.puzzles.len()).sum();
-    let unreadable: usize = sets.iter().map(|(_, s)| s.bad.len()).sum();
+    let set_of = |s: &Source| match s {
+        Source::Set(set) => Some(set.puzzles.len()),
+        Source::Lichess(_) => None,
+    };
+    let streamed = sources.iter().any(|(_, s)| set_of(s).is_none());
+    let known: usize = sources.iter().filter_map(|(_, s)| set_of(s)).sum();
+    let length = match (streamed, args.limit) {
+        (false, _) => Some(known),
+        (true, Some(n)) => Some(sources.iter().map(|(_, s)| set_of(s).unwrap_or(n)).sum()),
+        (true, None) => None,
+    };
+
+    let bar = progress(args.quiet || args.json, length);
+    let mut out = std::io::stdout().lock();
+    let start = Instant::now();
+    let mut records = Vec::with_capacity(sources.len());
+    let (mut solved, mut total, mut unreadable) = (0, 0, 0);
+    for (file, source) in sources {
+        let (record, counts) = match source {
+            Source::Set(set) => {
+                let result = solve_set(file, set, &mut contestant, &bar, &mut out, args.json)?;
+                let counts = (result.solved(), result.attempted(), result.bad.len());
+                (result.record(&run_info), counts)
+            }
+            Source::Lichess(reader) => {
+                let mut run = run_info.clone();
+                run["file"] = file.clone().into();
+                // Every move of a Lichess line is the player's: no mate search.
+                run["mate_search"] = false.into();
+                run["filter"] = filter.to_json();
+                run["limit"] = args.limit.into();
+                let summary = solve_lichess(
+                    &file,
+                    reader,
+                    &mut contestant,
+                    (&filter, args.limit),
+                    &bar,
+                    &mut out,
+                    args.json,
+                )?;
+                let all = &summary.all;
+                let counts = (all.solved, all.total, summary.unreadable);
+                (summary.record(&run), counts)
+            }
+        };
+        let label = if args.player == "engine" {
+            record["file"].as_str().unwrap_or_default().to_owned()
+        } else {
+            format!(
+                "{} ({})",
+                record["file"].as_str().unwrap_or_default(),
+                contestant.name()
+            )
+        };
+        super::record_run(db_path, "solve", &label, &record);
+        solved += counts.0;
+        total += counts.1;
+        unreadable += counts.2;
+        records.push(record);
+    }
+    bar.finish_and_clear();
     anyhow::ensure!(
         total > 0,
         "no puzzle could be read from {} ({unreadable} unreadable)",
@@ -100,58 +192,16 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             .collect::<Vec<_>>()
             .join(", ")
     );
-
-    let bar = progress(args.quiet || args.json, total);
-    let mut out = std::io::stdout().lock();
-    let start = Instant::now();
-    let mut results = Vec::with_capacity(sets.len());
-    for (file, set) in sets {
-        let mates = set.puzzles.iter().filter(|p| p.mate_in.is_some()).count();
-        if !args.json {
-            writeln!(
-                out,
-                "== {file}: {} puzzles ({mates} mate, {} best-move), {} unreadable; player {}",
-                set.puzzles.len(),
-                set.puzzles.len() - mates,
-                set.bad.len(),
-                contestant.name()
-            )?;
-            if mates > 0 {
-                writeln!(out, "{REPORT_HEADER}")?;
-            }
-        }
-        let mut result = FileResult::new(file, set.bad);
-        for puzzle in &set.puzzles {
-            let attempt = contestant.attempt(puzzle);
-            if let (Attempt::Mate(report), false) = (&attempt, args.json) {
-                bar.suspend(|| writeln!(out, "{report}").and_then(|()| out.flush()))?;
-            }
-            result.push(attempt);
-            bar.inc(1);
-        }
-        if !args.json {
-            bar.suspend(|| write!(out, "{result}"))?;
-        }
-        let label = if args.player == "engine" {
-            result.file.clone()
-        } else {
-            format!("{} ({})", result.file, contestant.name())
-        };
-        super::record_run(db_path, "solve", &label, &result.record(&run_info));
-        results.push(result);
-    }
-    bar.finish_and_clear();
     let elapsed = start.elapsed().as_secs_f64();
-    let solved: usize = results.iter().map(FileResult::solved).sum();
     if args.json {
         let mut v = run_info.clone();
         v["solved"] = solved.into();
         v["attempted"] = total.into();
         v["unreadable"] = unreadable.into();
-        v["files"] = results.iter().map(|r| r.record(&run_info)).collect();
-        if let [one] = results.as_slice() {
+        v["files"] = records.clone().into();
+        if let [one] = records.as_slice() {
             // One file: its record's keys at the top too, as `solve --json` always gave.
-            for (k, x) in one.record(&run_info).as_object().into_iter().flatten() {
+            for (k, x) in one.as_object().into_iter().flatten() {
                 v[k] = x.clone();
             }
         }
@@ -161,19 +211,116 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         writeln!(
             out,
             "solve: {solved}/{total} solved ({} file{}), {elapsed:.1} s ({:.1} puzzles/s)",
-            results.len(),
-            if results.len() == 1 { "" } else { "s" },
+            records.len(),
+            if records.len() == 1 { "" } else { "s" },
             total as f64 / elapsed.max(1e-9)
         )?;
     }
     Ok(())
 }
 
-/// A progress bar over the puzzles on standard error (hidden when asked or not a terminal).
-fn progress(hidden: bool, total: usize) -> ProgressBar {
+/// Solves an EPD or PGN file's puzzles: a report line per mate problem, then the summaries.
+fn solve_set(
+    file: String,
+    set: PuzzleSet,
+    contestant: &mut Contestant,
+    bar: &ProgressBar,
+    out: &mut impl Write,
+    json: bool,
+) -> anyhow::Result<FileResult> {
+    let mates = set.puzzles.iter().filter(|p| p.mate_in.is_some()).count();
+    if !json {
+        writeln!(
+            out,
+            "== {file}: {} puzzles ({mates} mate, {} best-move), {} unreadable; player {}",
+            set.puzzles.len(),
+            set.puzzles.len() - mates,
+            set.bad.len(),
+            contestant.name()
+        )?;
+        if mates > 0 {
+            writeln!(out, "{REPORT_HEADER}")?;
+        }
+    }
+    let mut result = FileResult::new(file, set.bad);
+    for puzzle in &set.puzzles {
+        let attempt = contestant.attempt(puzzle);
+        if let (Attempt::Mate(report), false) = (&attempt, json) {
+            bar.suspend(|| writeln!(out, "{report}").and_then(|()| out.flush()))?;
+        }
+        result.push(attempt);
+        bar.inc(1);
+    }
+    if !json {
+        bar.suspend(|| write!(out, "{result}"))?;
+    }
+    Ok(result)
+}
+
+/// Solves a Lichess puzzle file row by row (the filter's puzzles, at most `limit`),
+/// warning about bad rows as they come; prints the misses and the tables.
+fn solve_lichess(
+    file: &str,
+    mut reader: LichessReader<Box<dyn std::io::BufRead + Send>>,
+    contestant: &mut Contestant,
+    (filter, limit): (&Filter, Option<usize>),
+    bar: &ProgressBar,
+    out: &mut impl Write,
+    json: bool,
+) -> anyhow::Result<LichessSummary> {
+    if !json {
+        writeln!(
+            out,
+            "== {file}: Lichess puzzles{}; player {}",
+            limit.map_or(String::new(), |n| format!(" (the first {n})")),
+            contestant.name()
+        )?;
+    }
+    let mut summary = LichessSummary::default();
+    while limit.is_none_or(|n| summary.all.total < n) {
+        let Some(item) = reader.next() else { break };
+        match item {
+            Err(e) => {
+                bar.suspend(|| {
+                    warn!(
+                        "chessgraph: warning: {file}: the input breaks at line {} ({e}); the \
+                         puzzles before it are counted",
+                        reader.line()
+                    )
+                });
+                break;
+            }
+            Ok(Err(bad)) => {
+                bar.suspend(|| warn!("chessgraph: warning: {file}:{bad}; puzzle skipped"));
+                summary.add_bad(bad);
+            }
+            Ok(Ok(puzzle)) if filter.accepts(&puzzle) => {
+                summary.add(contestant.attempt_line(&puzzle));
+                bar.inc(1);
+            }
+            Ok(Ok(_)) => {}
+        }
+    }
+    if !json {
+        bar.suspend(|| write!(out, "{summary}"))?;
+    }
+    Ok(summary)
+}
+
+/// A progress bar over the puzzles on standard error (hidden when asked or not a terminal);
+/// a counter when the number of puzzles is not known (a streamed Lichess file).
+fn progress(hidden: bool, total: Option<usize>) -> ProgressBar {
     if hidden || !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
+    let Some(total) = total else {
+        let bar = ProgressBar::no_length();
+        bar.set_style(
+            ProgressStyle::with_template("solve {pos} puzzles {per_sec} {elapsed}")
+                .expect("valid template"),
+        );
+        return bar;
+    };
     let bar = ProgressBar::new(total as u64);
     bar.set_style(
         ProgressStyle::with_template("solve [{bar:30}] {pos}/{len} puzzles {per_sec} eta {eta}")

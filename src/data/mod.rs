@@ -8,6 +8,7 @@
 pub mod csv;
 pub mod epd;
 pub mod fen;
+pub mod lichess_puzzles;
 pub mod notation;
 pub mod openings;
 pub mod pgn;

@@ -9,7 +9,9 @@
 //! - PGN: a game with the start position in a `FEN` tag; its main line is the solution.
 //!   If the line ends in checkmate the puzzle is a mate in N = (plies + 1) / 2.
 //!
-//! Unreadable puzzles are collected with their line number.
+//! Unreadable puzzles are collected with their line number. The Lichess puzzle database
+//! (CSV, millions of rows) is streamed instead: [`open`] gives its reader
+//! ([`crate::data::lichess_puzzles`]).
 
 use std::fmt;
 use std::io::BufRead;
@@ -20,6 +22,7 @@ use pgn_reader::{RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::{Chess, Move, Position};
 
 use crate::data::fen::{self, Leniency};
+use crate::data::lichess_puzzles::{self, LichessReader};
 use crate::data::{GameInfo, epd, notation};
 use crate::{Error, Result};
 
@@ -120,6 +123,32 @@ pub fn load(path: &Path) -> Result<PuzzleSet> {
         None => PuzzleFormat::sniff(input.fill_buf().map_err(|e| Error::io(path, e))?),
     };
     read(input, format).map_err(|e| Error::io(path, e))
+}
+
+/// An opened puzzle file.
+pub enum Source {
+    /// EPD or PGN, read whole.
+    Set(PuzzleSet),
+    /// The Lichess puzzle database, read row by row.
+    Lichess(LichessReader<Box<dyn BufRead + Send>>),
+}
+
+/// Opens a puzzle file (plain, gzip or zstd; `-` for standard input): a file whose first
+/// line is the Lichess puzzle header, or whose name ends in `.csv`, is the Lichess
+/// database (streamed); any other is read whole as [`load`] does.
+pub fn open(path: &Path) -> Result<Source> {
+    let mut input = crate::data::open_input(path)?.reader;
+    let head = input.fill_buf().map_err(|e| Error::io(path, e))?;
+    if lichess_puzzles::is_header(head) || lichess_puzzles::is_csv_path(path) {
+        return Ok(Source::Lichess(LichessReader::new(input)));
+    }
+    let format = match PuzzleFormat::from_path(path) {
+        Some(f) => f,
+        None => PuzzleFormat::sniff(head),
+    };
+    read(input, format)
+        .map(Source::Set)
+        .map_err(|e| Error::io(path, e))
 }
 
 /// Reads puzzles of `format` from `input`. Fails only on an I/O error.

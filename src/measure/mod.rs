@@ -1,8 +1,10 @@
-//! Benchmarks: puzzle solving and best-move suites (`chessgraph solve`), evaluator
+//! Benchmarks: puzzle solving, best-move suites and Lichess puzzles (`chessgraph solve`), evaluator
 //! comparisons (`chessgraph eval`), engine matches (`chessgraph match`) and tournaments
 //! (`chessgraph tournament`).
 
 pub mod evaluate;
+pub mod lichess;
+pub mod lichess_stats;
 pub mod matches;
 pub mod puzzles;
 pub mod solve_run;

@@ -19,6 +19,7 @@ use shakmaty::fen::Epd;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, EnPassantMode, Move};
 
+use super::lichess::{LichessPuzzle, LineReport};
 use super::puzzles::{Puzzle, SolveReport, Solver, play_mate};
 use crate::data::notation::san;
 use crate::players::Player;
@@ -211,6 +212,11 @@ impl Contestant {
     /// The player's spec.
     pub fn name(&self) -> String {
         self.player.name()
+    }
+
+    /// Plays one Lichess puzzle, every move of the line by the player (no mate search).
+    pub fn attempt_line(&mut self, puzzle: &LichessPuzzle) -> LineReport {
+        super::lichess::play(self.player.as_mut(), puzzle, &self.limits)
     }
 
     /// Answers one puzzle.

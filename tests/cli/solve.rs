@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 
 use crate::cgtest;
 
+mod lichess;
+
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
