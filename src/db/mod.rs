@@ -3,6 +3,7 @@
 
 pub mod analyze;
 pub mod evaluators;
+pub mod export;
 pub mod filter;
 pub mod import;
 pub mod labels;
