@@ -60,6 +60,6 @@ for p in "${players[@]}"; do
     spec=${p#*=}
     solved=$(cg --db "$db" solve --player "$spec" --movetime "$movetime" --quiet --json \
         --input "$shared/puzzles/mate-in-2-games.pgn" |
-        python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["totals"]["solved"])')
+        python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["solved"])')
     echo "| $name | $solved |"
 done | tee "$dir/study-mate-in-two.txt"

@@ -52,6 +52,15 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A columnar (Parquet) file could not be written or read.
+    #[error("parquet file {path}")]
+    Columnar {
+        /// The file involved.
+        path: PathBuf,
+        /// What went wrong (the parquet or arrow error).
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// A user-supplied value (option, name, condition) is invalid.
     #[error("{0}")]
     Invalid(String),

@@ -17,11 +17,13 @@
 //!    engine behind one interface.
 //! 7. [`uci`]: the UCI engine loop, and a client for other engines.
 //! 8. [`datagen`]: self-play training data; [`label`]: labelling with any UCI engine.
-//! 9. [`measure`]: puzzles, evaluator comparisons, matches; [`heatmap`] and [`report`].
+//! 9. [`measure`]: puzzles, evaluator comparisons, matches, tournaments; [`heatmap`] and
+//!    [`report`]; [`columnar`]: the tables as Parquet files for DuckDB, Polars, Spark.
 //! 10. [`serve`]: the page and JSON endpoints of `chessgraph serve`.
 
 #![warn(missing_docs)]
 
+pub mod columnar;
 pub mod data;
 pub mod datagen;
 pub mod db;

@@ -23,7 +23,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Load FEN+evaluation rows from CSV, PGN with [%eval] comments, or EPD (plain, .gz, .zst, or - for stdin).
+    /// Load FEN+evaluation rows from CSV, PGN with [%eval] comments, EPD or the Lichess evaluation database (.jsonl) (plain, .gz, .zst, or - for stdin).
     Import(cli::import::Args),
     /// Compute features and the attack/defense graph for every position not yet analyzed.
     Analyze(cli::analyze::Args),
@@ -43,6 +43,8 @@ enum Command {
     Eval(cli::eval::Args),
     /// Write an evaluator file: a built-in, one stored by `tune`, or a stored linear fit (--fit N).
     Export(cli::export::Args),
+    /// Write the tables (positions, features, edges, labels, splits) as Parquet files for DuckDB, Polars, Spark.
+    ExportData(cli::export_data::Args),
     /// Average evaluation per piece and square: one PNG board per piece, a 3 × 4 grid and a CSV.
     Heatmap(cli::heatmap::Args),
     /// Play chess over UCI on standard input/output (for GUIs and match runners).
@@ -74,6 +76,7 @@ fn main() -> ExitCode {
         Command::Train(args) => cli::train::run(&cli.db, args),
         Command::Eval(args) => cli::eval::run(&cli.db, args),
         Command::Export(args) => cli::export::run(&cli.db, args),
+        Command::ExportData(args) => cli::export_data::run(&cli.db, args),
         Command::Heatmap(args) => cli::heatmap::run(&cli.db, args),
         Command::Engine(args) => cli::engine::run(&cli.db, args),
         Command::Bench(args) => cli::bench::run(&cli.db, args),

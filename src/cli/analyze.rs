@@ -4,7 +4,10 @@ use std::io::IsTerminal;
 use std::path::Path;
 
 use anyhow::Context;
-use chessgraph::db::{self, analyze::AnalyzeOptions};
+use chessgraph::db::{
+    self,
+    analyze::{AnalyzeOptions, EdgeMode},
+};
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// Arguments of `chessgraph analyze`.
@@ -16,6 +19,9 @@ pub struct Args {
     /// Positions per chunk (one transaction each).
     #[arg(long, default_value_t = 20_000)]
     chunk_size: usize,
+    /// Which graph edges to store: all, attacks only, or none (a much smaller database; export-data still computes the whole graph).
+    #[arg(long, value_enum, default_value = "all")]
+    edges: EdgeMode,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -40,6 +46,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let opts = AnalyzeOptions {
         recompute: args.recompute,
         chunk_size: args.chunk_size,
+        edges: args.edges,
     };
     let summary = db::analyze::analyze(&mut conn, &opts, &progress)
         .with_context(|| format!("analyze failed on {}", db_path.display()))?;

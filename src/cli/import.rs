@@ -12,13 +12,13 @@ use indicatif::{ProgressBar, ProgressStyle};
 /// Arguments of `chessgraph import`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Input files (.csv, .pgn, .epd, optionally .gz or .zst); `-` reads standard input.
+    /// Input files (.csv, .pgn, .epd, Lichess evaluations .jsonl; optionally .gz or .zst); `-` reads standard input.
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Input format, when the file name does not tell (required for `-`).
     #[arg(long, value_enum)]
     format: Option<Format>,
-    /// Whose point of view CSV evaluations use (EPD `ce` is always side to move, PGN White).
+    /// Whose point of view CSV evaluations use (EPD `ce` is always side to move, PGN and Lichess evaluations White).
     #[arg(long, value_enum, default_value = "white")]
     pov: Pov,
     /// Read a file again even if it was imported completely before.

@@ -24,6 +24,7 @@ pub mod datagen;
 pub mod engine;
 pub mod eval;
 pub mod export;
+pub mod export_data;
 pub mod fit;
 pub mod heatmap;
 pub mod import;

@@ -156,6 +156,7 @@ fn parse_record(text: &str, fields: &[String], line: u64, cols: Columns, pov: Po
         label,
         result: None,
         ply: None,
+        engine: None,
     })
 }
 

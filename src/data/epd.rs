@@ -192,6 +192,7 @@ fn parse_row(text: &str, line: u64) -> Item {
         label: label.to_white_pov(pos.turn()),
         result,
         ply: None,
+        engine: None,
     })
 }
 

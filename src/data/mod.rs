@@ -1,5 +1,6 @@
 //! Input formats: CSV in the chessData.csv style, Lichess-style PGN with `[%eval]`
-//! comments, and EPD — plain, gzip or zstd, from a file or standard input.
+//! comments, EPD, and the Lichess evaluation database (JSON lines) — plain, gzip or zstd,
+//! from a file or standard input.
 //!
 //! Every reader turns its input into a stream of [`Item`]s: validated rows, rejected
 //! rows (with line and reason), and game headers for PGN. Validation uses shakmaty: a row
@@ -8,6 +9,7 @@
 pub mod csv;
 pub mod epd;
 pub mod fen;
+pub mod lichess;
 pub mod lichess_puzzles;
 pub mod notation;
 pub mod openings;
@@ -37,6 +39,8 @@ pub enum Format {
     Pgn,
     /// EPD lines with `ce`/`dm` and optional result (`c9`) opcodes.
     Epd,
+    /// The Lichess evaluation database: one JSON object a line (`.jsonl`).
+    LichessEvals,
 }
 
 impl Format {
@@ -46,11 +50,12 @@ impl Format {
             Format::Csv => "csv",
             Format::Pgn => "pgn",
             Format::Epd => "epd",
+            Format::LichessEvals => "lichess-evals",
         }
     }
 
-    /// Guesses the format from a file name (`.csv`, `.pgn`, `.epd`, optionally followed by
-    /// `.gz` or `.zst`).
+    /// Guesses the format from a file name (`.csv`, `.pgn`, `.epd`, `.jsonl`, optionally
+    /// followed by `.gz` or `.zst`).
     pub fn from_path(path: &Path) -> Option<Format> {
         let name = path.file_name()?.to_str()?.to_ascii_lowercase();
         let name = name
@@ -63,6 +68,7 @@ impl Format {
             "csv" => Some(Format::Csv),
             "pgn" => Some(Format::Pgn),
             "epd" => Some(Format::Epd),
+            "jsonl" => Some(Format::LichessEvals),
             _ => None,
         }
     }
@@ -261,6 +267,20 @@ pub struct Row {
     pub result: Option<GameResult>,
     /// Plies from the game's start position (PGN only).
     pub ply: Option<u32>,
+    /// The search the label came from, when the input says (Lichess evaluations): also
+    /// stored as that labeller's label.
+    pub engine: Option<EngineScore>,
+}
+
+/// The engine search behind an input row's label.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct EngineScore {
+    /// Name the label is stored under in the `labels` table (e.g. `lichess`).
+    pub labeller: &'static str,
+    /// Search depth.
+    pub depth: u32,
+    /// Nodes searched.
+    pub nodes: u64,
 }
 
 /// A row that could not be imported.
@@ -369,6 +389,7 @@ pub fn read(
         Format::Csv => csv::read(input, opts, sink),
         Format::Pgn => pgn::read(input, sink),
         Format::Epd => epd::read(input, sink),
+        Format::LichessEvals => lichess::read(input, sink),
     }
 }
 
@@ -514,6 +535,10 @@ mod tests {
             Some(Format::Pgn)
         );
         assert_eq!(Format::from_path(Path::new("x.epd")), Some(Format::Epd));
+        assert_eq!(
+            Format::from_path(Path::new("lichess_db_eval.jsonl.zst")),
+            Some(Format::LichessEvals)
+        );
         assert_eq!(Format::from_path(Path::new("x.txt")), None);
     }
 

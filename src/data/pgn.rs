@@ -209,6 +209,7 @@ impl Visitor for GameVisitor {
                 label,
                 result: game.result,
                 ply: Some(game.ply),
+                engine: None,
             })),
             Err(reason) => {
                 let text = String::from_utf8_lossy(eval).into_owned();

@@ -144,6 +144,7 @@ impl Game {
                 label: Label::Cp(*score),
                 result: Some(self.result),
                 ply: Some(*ply),
+                engine: None,
             })
             .collect();
         (info, rows)

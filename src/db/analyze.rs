@@ -14,6 +14,29 @@ use rusqlite::{Connection, params};
 use crate::graph::{self, Edge, Features};
 use crate::{Error, Result};
 
+/// Which edges of the attack/defense graph `analyze` stores in the `edges` table.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum EdgeMode {
+    /// Attacks and defenses: the whole graph (about 25 rows per position).
+    #[default]
+    All,
+    /// Attacks on enemy pieces only (about a sixth of the rows).
+    Attacks,
+    /// None: the features alone (`export-data` still computes the graph from the positions).
+    None,
+}
+
+impl EdgeMode {
+    /// Whether an edge of `kind` is stored.
+    pub fn keeps(self, kind: graph::EdgeKind) -> bool {
+        match self {
+            EdgeMode::All => true,
+            EdgeMode::Attacks => kind == graph::EdgeKind::Attack,
+            EdgeMode::None => false,
+        }
+    }
+}
+
 /// How to analyze.
 #[derive(Clone, Debug)]
 pub struct AnalyzeOptions {
@@ -21,6 +44,8 @@ pub struct AnalyzeOptions {
     pub recompute: bool,
     /// Positions per chunk (and per transaction).
     pub chunk_size: usize,
+    /// Which edges to store for the positions analyzed in this run.
+    pub edges: EdgeMode,
 }
 
 impl Default for AnalyzeOptions {
@@ -28,6 +53,7 @@ impl Default for AnalyzeOptions {
         AnalyzeOptions {
             recompute: false,
             chunk_size: 20_000,
+            edges: EdgeMode::All,
         }
     }
 }
@@ -103,7 +129,7 @@ pub fn analyze(
                 }
                 None => Ok(None),
             },
-            || compute_chunk(&chunk),
+            || compute_chunk(&chunk, opts.edges),
         );
         if let Some((positions, edges)) = written? {
             summary.positions += positions;
@@ -138,7 +164,7 @@ fn read_chunk(conn: &Connection, after_id: i64, limit: usize) -> Result<Vec<(i64
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-fn compute_chunk(chunk: &[(i64, String)]) -> Result<Vec<Analyzed>> {
+fn compute_chunk(chunk: &[(i64, String)], mode: EdgeMode) -> Result<Vec<Analyzed>> {
     chunk
         .par_iter()
         .map(|(id, fen)| {
@@ -148,6 +174,7 @@ fn compute_chunk(chunk: &[(i64, String)]) -> Result<Vec<Analyzed>> {
             })?;
             let mut edges = Vec::with_capacity(32);
             let features = graph::analyze(&pos, &mut edges);
+            edges.retain(|e| mode.keeps(e.kind));
             // Insert in primary-key order (target square first): appends, no page splits.
             edges.sort_unstable_by_key(|e| (e.to_sq, e.from_sq));
             Ok(Analyzed {
@@ -296,6 +323,46 @@ mod tests {
     }
 
     #[test]
+    fn edge_modes_store_all_attacks_or_no_edges_and_the_same_features() {
+        let mut conn = crate::db::open_in_memory().unwrap();
+        // Pawns attacking each other (two attacks) and kings defending them (two defenses).
+        conn.execute_batch(
+            "INSERT INTO sources (id, path, format, compression, pov, started_at) VALUES (1, 't', 'csv', 'none', 'white', 'now');
+             INSERT INTO positions (fen, fen_input, eval_cp, source_id, line) VALUES
+               ('8/8/4k3/3p4/4P3/3K4/8/8 w - -', 'x', 0, 1, 1);",
+        )
+        .unwrap();
+        let dump = |conn: &Connection, sql: &str| -> String {
+            let mut stmt = conn.prepare(sql).unwrap();
+            let rows: Vec<String> = stmt
+                .query_map([], |r| r.get(0))
+                .unwrap()
+                .map(|r| r.unwrap())
+                .collect();
+            rows.join(",")
+        };
+        let features_sql =
+            "SELECT mobility || ':' || king_safety || ':' || connectivity FROM features";
+        let edges_sql = "SELECT from_sq || '-' || to_sq || kind FROM edges ORDER BY to_sq, from_sq";
+        let mut seen = Vec::new();
+        for mode in [EdgeMode::All, EdgeMode::Attacks, EdgeMode::None] {
+            let opts = AnalyzeOptions {
+                recompute: true,
+                chunk_size: 1,
+                edges: mode,
+            };
+            let run = analyze(&mut conn, &opts, &ProgressBar::hidden()).unwrap();
+            assert_eq!(run.positions, 1);
+            seen.push((dump(&conn, features_sql), dump(&conn, edges_sql), run.edges));
+        }
+        // d3 = 19, e4 = 28, d5 = 35, e6 = 44.
+        assert_eq!(seen[0].1, "19-28defend,35-28attack,28-35attack,44-35defend");
+        assert_eq!(seen[1].1, "35-28attack,28-35attack");
+        assert_eq!((seen[2].1.as_str(), seen[2].2), ("", 0));
+        assert!(seen.iter().all(|s| s.0 == seen[0].0), "{seen:?}");
+    }
+
+    #[test]
     fn analyze_is_incremental_and_complete() {
         let mut conn = crate::db::open_in_memory().unwrap();
         conn.execute_batch(
@@ -308,6 +375,7 @@ mod tests {
         let opts = AnalyzeOptions {
             recompute: false,
             chunk_size: 1,
+            ..AnalyzeOptions::default()
         };
         let s = analyze(&mut conn, &opts, &ProgressBar::hidden()).unwrap();
         assert_eq!(s.positions, 2);
@@ -334,6 +402,7 @@ mod tests {
             &AnalyzeOptions {
                 recompute: true,
                 chunk_size: 7,
+                ..AnalyzeOptions::default()
             },
             &ProgressBar::hidden(),
         )

@@ -100,7 +100,7 @@ pub fn import_file(
         Some(f) => f,
         None => {
             return Err(Error::Invalid(format!(
-                "{}: cannot tell the format from the file name; use --format csv|pgn|epd",
+                "{}: cannot tell the format from the file name; use --format csv|pgn|epd|lichess-evals",
                 path.display()
             )));
         }
@@ -488,6 +488,24 @@ impl Writer<'_> {
                 row.ply,
                 row.result.map(|r| r.as_str())
             ])?;
+        if let Some(engine) = &row.engine {
+            // The label with its search, under its labeller's name: for a new position and
+            // for one another source stored first (the first label of a labeller wins).
+            self.tx
+                .prepare_cached(
+                    "INSERT INTO labels (position_id, labeller, eval_cp, mate, depth, nodes, created_at) \
+                     SELECT id, ?2, ?3, ?4, ?5, ?6, strftime('%Y-%m-%dT%H:%M:%SZ', 'now') \
+                     FROM positions WHERE fen = ?1 ON CONFLICT (labeller, position_id) DO NOTHING",
+                )?
+                .execute(params![
+                    row.fen,
+                    engine.labeller,
+                    eval_cp,
+                    mate,
+                    engine.depth,
+                    engine.nodes as i64
+                ])?;
+        }
         if inserted == 1 {
             self.summary.imported += 1;
             return Ok(());

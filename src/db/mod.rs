@@ -4,6 +4,7 @@
 pub mod analyze;
 pub mod browse;
 pub mod evaluators;
+pub mod export;
 pub mod filter;
 pub mod games;
 pub mod import;

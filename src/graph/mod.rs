@@ -192,6 +192,31 @@ fn piece_on(board: &Board, sq: Square) -> Piece {
         .expect("square taken from the occupied bitboard")
 }
 
+/// The attack/defense graph of `board` alone, written to `edges` (cleared first), ordered
+/// by (`from_sq`, `to_sq`): the same edges [`analyze`] gives, without the features (it
+/// needs no legal position, only the board).
+pub fn edges(board: &Board, edges: &mut Vec<Edge>) {
+    edges.clear();
+    let occ = board.occupied();
+    for sq in occ {
+        let piece = piece_on(board, sq);
+        let own = board.by_color(piece.color);
+        for to in attacks::attacks(sq, piece, occ) & occ {
+            edges.push(Edge {
+                from_sq: sq as u8,
+                to_sq: to as u8,
+                attacker: piece,
+                target: piece_on(board, to),
+                kind: if own.contains(to) {
+                    EdgeKind::Defend
+                } else {
+                    EdgeKind::Attack
+                },
+            });
+        }
+    }
+}
+
 /// Features of `pos`; the attack/defense graph is written to `edges` (cleared first),
 /// ordered by (`from_sq`, `to_sq`).
 pub fn analyze(pos: &Chess, edges: &mut Vec<Edge>) -> Features {

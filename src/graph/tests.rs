@@ -109,6 +109,15 @@ fn golden_features_match_python_chess() {
                 &record[source_col], &record[edges_col]
             ));
         }
+        // The board-only graph (what export-data computes) is the same graph.
+        let mut board_edges = Vec::new();
+        super::edges(pos.board(), &mut board_edges);
+        if board_edges != edges {
+            mismatches.push(format!(
+                "{} [{fen}] graph::edges differs from analyze",
+                &record[source_col]
+            ));
+        }
     }
     assert!(rows >= 250, "golden file has only {rows} rows");
     assert!(

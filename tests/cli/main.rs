@@ -6,8 +6,10 @@ mod util;
 
 mod analyze;
 mod engine;
+mod export_data;
 mod import;
 mod learn;
+mod lichess;
 mod matches;
 mod moves;
 mod nnue;

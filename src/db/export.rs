@@ -1,0 +1,172 @@
+//! Reading whole tables out for a columnar export (`chessgraph export-data`): the
+//! columns of a table with their declared types, and its rows streamed in key order, so
+//! memory stays constant whatever the table's size.
+
+use rusqlite::Connection;
+
+use crate::{Error, Result};
+
+/// The SQLite storage class a column is declared with.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ColumnType {
+    /// `INTEGER`: 64-bit signed.
+    Integer,
+    /// `REAL`: 64-bit float.
+    Real,
+    /// `TEXT`.
+    Text,
+}
+
+/// One column of a table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Column {
+    /// Its name.
+    pub name: String,
+    /// Its declared type.
+    pub kind: ColumnType,
+    /// Whether NULL is allowed (not `NOT NULL` and not the integer primary key).
+    pub nullable: bool,
+}
+
+/// A table that can be exported, and the key its rows are ordered by.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Table {
+    /// Table name.
+    pub name: &'static str,
+    /// `ORDER BY` of the export.
+    pub order_by: &'static str,
+}
+
+/// The tables `export-data` writes from the database, in that order (the edges are
+/// computed from the positions).
+pub const TABLES: [Table; 4] = [
+    Table {
+        name: "positions",
+        order_by: "id",
+    },
+    Table {
+        name: "features",
+        order_by: "position_id",
+    },
+    Table {
+        name: "labels",
+        order_by: "position_id, labeller",
+    },
+    Table {
+        name: "splits",
+        order_by: "position_id",
+    },
+];
+
+/// The columns of `table`, in declaration order.
+pub fn columns(conn: &Connection, table: &str) -> Result<Vec<Column>> {
+    let mut stmt = conn.prepare("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?1)")?;
+    let rows = stmt.query_map([table], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, bool>(2)?,
+            r.get::<_, i64>(3)?,
+        ))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (name, declared, not_null, pk) = row?;
+        let kind = match declared.to_ascii_uppercase().as_str() {
+            "INTEGER" => ColumnType::Integer,
+            "REAL" => ColumnType::Real,
+            "TEXT" => ColumnType::Text,
+            other => {
+                return Err(Error::Invalid(format!(
+                    "{table}.{name}: column type {other:?} has no columnar equivalent"
+                )));
+            }
+        };
+        let integer_key = pk > 0 && kind == ColumnType::Integer;
+        out.push(Column {
+            name,
+            kind,
+            nullable: !not_null && !integer_key,
+        });
+    }
+    if out.is_empty() {
+        return Err(Error::Invalid(format!(
+            "no table {table:?} in the database"
+        )));
+    }
+    Ok(out)
+}
+
+/// Rows in `table`.
+pub fn row_count(conn: &Connection, table: &str) -> Result<u64> {
+    Ok(
+        conn.query_row(&format!("SELECT count(*) FROM \"{table}\""), [], |r| {
+            r.get(0)
+        })?,
+    )
+}
+
+/// Calls `f` with every row of `table` (the given `columns`, in that order), ordered by
+/// the table's key. SQLite streams the rows: nothing is held but the current one.
+pub fn for_each_row(
+    conn: &Connection,
+    table: &Table,
+    columns: &[Column],
+    mut f: impl FnMut(&rusqlite::Row<'_>) -> Result<()>,
+) -> Result<()> {
+    let list: Vec<String> = columns.iter().map(|c| format!("\"{}\"", c.name)).collect();
+    let sql = format!(
+        "SELECT {} FROM \"{}\" ORDER BY {}",
+        list.join(", "),
+        table.name,
+        table.order_by
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let mut rows = stmt.query([])?;
+    while let Some(row) = rows.next()? {
+        f(row)?;
+    }
+    Ok(())
+}
+
+/// Calls `f` with chunks of at most `chunk` positions `(id, normalized FEN)`, by id.
+pub fn for_each_position_chunk(
+    conn: &Connection,
+    chunk: usize,
+    mut f: impl FnMut(&[(i64, String)]) -> Result<()>,
+) -> Result<()> {
+    let mut stmt = conn.prepare("SELECT id, fen FROM positions ORDER BY id")?;
+    let mut rows = stmt.query([])?;
+    let mut buf = Vec::with_capacity(chunk);
+    while let Some(row) = rows.next()? {
+        buf.push((row.get(0)?, row.get(1)?));
+        if buf.len() == chunk {
+            f(&buf)?;
+            buf.clear();
+        }
+    }
+    if !buf.is_empty() {
+        f(&buf)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_know_types_and_nulls() {
+        let conn = crate::db::open_in_memory().unwrap();
+        let cols = columns(&conn, "positions").unwrap();
+        let get = |n: &str| cols.iter().find(|c| c.name == n).unwrap().clone();
+        assert_eq!(cols[0].name, "id");
+        assert!(!get("id").nullable && get("id").kind == ColumnType::Integer);
+        assert!(!get("fen").nullable && get("fen").kind == ColumnType::Text);
+        assert!(get("eval_cp").nullable);
+        for t in TABLES {
+            assert!(!columns(&conn, t.name).unwrap().is_empty());
+        }
+        assert!(columns(&conn, "nope").is_err());
+    }
+}
