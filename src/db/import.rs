@@ -488,37 +488,20 @@ impl Writer<'_> {
                 row.ply,
                 row.result.map(|r| r.as_str())
             ])?;
-        if let Some(engine) = &row.engine {
-            // The label with its search, under its labeller's name: for a new position and
-            // for one another source stored first (the first label of a labeller wins).
-            self.tx
-                .prepare_cached(
-                    "INSERT INTO labels (position_id, labeller, eval_cp, mate, depth, nodes, created_at) \
-                     SELECT id, ?2, ?3, ?4, ?5, ?6, strftime('%Y-%m-%dT%H:%M:%SZ', 'now') \
-                     FROM positions WHERE fen = ?1 ON CONFLICT (labeller, position_id) DO NOTHING",
-                )?
-                .execute(params![
-                    row.fen,
-                    engine.labeller,
-                    eval_cp,
-                    mate,
-                    engine.depth,
-                    engine.nodes as i64
-                ])?;
-        }
         if inserted == 1 {
             self.summary.imported += 1;
-            return Ok(());
+            let id = self.tx.last_insert_rowid();
+            return self.engine_label(row, id, eval_cp, mate);
         }
         // Already stored: by a killed earlier run of this very source (then it is ours),
         // or by another row or file (a duplicate).
-        let ours: bool = self
+        let (id, ours): (i64, bool) = self
             .tx
             .prepare_cached(
-                "SELECT source_id = ?2 AND line = ?3 AND ply IS ?4 FROM positions WHERE fen = ?1",
+                "SELECT id, source_id = ?2 AND line = ?3 AND ply IS ?4 FROM positions WHERE fen = ?1",
             )?
             .query_row(params![row.fen, self.source_id, row.line, row.ply], |r| {
-                r.get(0)
+                Ok((r.get(0)?, r.get(1)?))
             })?;
         if ours {
             self.summary.imported += 1;
@@ -534,6 +517,36 @@ impl Writer<'_> {
                     .execute(params![row.fen, row.result.map(|r| r.as_str()), game_id, row.ply])?;
             }
         }
+        self.engine_label(row, id, eval_cp, mate)
+    }
+
+    /// Stores the row's engine label (Lichess evaluations) under its labeller's name, for
+    /// a new position and for one another source stored first: the first label of a
+    /// labeller wins, as the first row of a position does.
+    fn engine_label(
+        &mut self,
+        row: &Row,
+        position_id: i64,
+        eval_cp: Option<i32>,
+        mate: Option<i32>,
+    ) -> Result<()> {
+        let Some(engine) = &row.engine else {
+            return Ok(());
+        };
+        self.tx
+            .prepare_cached(
+                "INSERT INTO labels (position_id, labeller, eval_cp, mate, depth, nodes, created_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) \
+                 ON CONFLICT (labeller, position_id) DO NOTHING",
+            )?
+            .execute(params![
+                position_id,
+                engine.labeller,
+                eval_cp,
+                mate,
+                engine.depth,
+                engine.nodes as i64
+            ])?;
         Ok(())
     }
 
