@@ -12,72 +12,49 @@ pub const BLOCK: usize = 64;
 /// Partial sums of [`screlu_dot`].
 pub const LANES: usize = 16;
 
-/// `acc = bias + Σ w[row..row + H]` over `rows` (offsets into `w`, in order), H =
-/// `acc.len()`: the first layer of one perspective. Each block of [`BLOCK`] units stays
-/// in registers while the rows are added, so the accumulator is written once.
+/// `acc = bias + Σ w[row · H..(row + 1) · H]` over `rows` (in order), H = `acc.len()`:
+/// the first layer of one perspective.
 #[inline(always)]
 pub fn accumulate(w: &[f32], bias: &[f32], rows: &[usize], acc: &mut [f32]) {
     let h = acc.len();
     let full = h - h % BLOCK;
-    for (start, (a, b)) in (0..full)
-        .step_by(BLOCK)
-        .zip(acc.chunks_exact_mut(BLOCK).zip(bias.chunks_exact(BLOCK)))
-    {
-        let mut r: [f32; BLOCK] = b.try_into().expect("a full block");
-        for &row in rows {
-            let x: &[f32; BLOCK] = w[row + start..row + start + BLOCK]
-                .try_into()
-                .expect("a full block");
-            for (r, &x) in r.iter_mut().zip(x) {
-                *r += x;
-            }
-        }
-        a.copy_from_slice(&r);
+    for (start, a) in (0..full).step_by(BLOCK).zip(acc.chunks_exact_mut(BLOCK)) {
+        a.copy_from_slice(&accumulate_block(w, h, start, bias, rows));
     }
-    for j in full..h {
-        let mut r = bias[j];
-        for &row in rows {
-            r += w[row + j];
-        }
-        acc[j] = r;
+    for (j, a) in acc.iter_mut().enumerate().skip(full) {
+        *a = accumulate_unit(w, h, j, bias, rows);
     }
 }
 
-/// `g[white[i]..] += d_white; g[black[i]..] += d_black` for every i in order (rows of H
-/// = `d_white.len()` units): the first layer's gradient of one sample. Each block of both
-/// gradients stays in registers while it is added into the rows.
+/// Units `start..start + BLOCK` of [`accumulate`], held in registers while the rows are
+/// added.
 #[inline(always)]
-pub fn add_rows(g: &mut [f32], white: &[usize], black: &[usize], d_white: &[f32], d_black: &[f32]) {
-    const B: usize = BLOCK / 2;
-    let h = d_white.len();
-    let full = h - h % B;
-    for (start, (dw, db)) in (0..full)
-        .step_by(B)
-        .zip(d_white.chunks_exact(B).zip(d_black.chunks_exact(B)))
-    {
-        let dw: &[f32; B] = dw.try_into().expect("a full block");
-        let db: &[f32; B] = db.try_into().expect("a full block");
-        for (&rw, &rb) in white.iter().zip(black) {
-            let gw: &mut [f32; B] = (&mut g[rw + start..rw + start + B])
-                .try_into()
-                .expect("a full block");
-            for (g, &d) in gw.iter_mut().zip(dw) {
-                *g += d;
-            }
-            let gb: &mut [f32; B] = (&mut g[rb + start..rb + start + B])
-                .try_into()
-                .expect("a full block");
-            for (g, &d) in gb.iter_mut().zip(db) {
-                *g += d;
-            }
+pub fn accumulate_block(
+    w: &[f32],
+    h: usize,
+    start: usize,
+    bias: &[f32],
+    rows: &[usize],
+) -> [f32; BLOCK] {
+    let mut r: [f32; BLOCK] = bias[start..start + BLOCK].try_into().expect("a full block");
+    for &row in rows {
+        let at = row * h + start;
+        let x: &[f32; BLOCK] = w[at..at + BLOCK].try_into().expect("a full block");
+        for (r, &x) in r.iter_mut().zip(x) {
+            *r += x;
         }
     }
-    for j in full..h {
-        for (&rw, &rb) in white.iter().zip(black) {
-            g[rw + j] += d_white[j];
-            g[rb + j] += d_black[j];
-        }
+    r
+}
+
+/// Unit `j` of [`accumulate`] (the units after the last full block).
+#[inline(always)]
+pub fn accumulate_unit(w: &[f32], h: usize, j: usize, bias: &[f32], rows: &[usize]) -> f32 {
+    let mut r = bias[j];
+    for &row in rows {
+        r += w[row * h + j];
     }
+    r
 }
 
 /// Σ SCReLU(acc)·w with SCReLU(x) = clamp(x, 0, 1)²: one perspective's share of the
@@ -102,15 +79,15 @@ pub fn screlu_dot(acc: &[f32], w: &[f32]) -> f32 {
 }
 
 /// The output layer's backward pass for one perspective, given `d` = ∂loss/∂output:
-/// `gw += d·SCReLU(acc)` and `dacc = d·w·SCReLU'(acc)` (SCReLU' = 2·clamp(acc) inside
-/// (0, 1), 0 outside).
+/// `gw += d·SCReLU(x)` and `x ← d·w·SCReLU'(x)` (SCReLU' = 2·clamp(x) inside (0, 1), 0
+/// outside): the accumulator is replaced by its gradient.
 #[inline(always)]
-pub fn screlu_backward(acc: &[f32], w: &[f32], d: f32, gw: &mut [f32], dacc: &mut [f32]) {
-    for (((&x, &w), gw), dacc) in acc.iter().zip(w).zip(gw.iter_mut()).zip(dacc.iter_mut()) {
+pub fn screlu_backward(x: &mut [f32], w: &[f32], d: f32, gw: &mut [f32]) {
+    for ((x, &w), gw) in x.iter_mut().zip(w).zip(gw.iter_mut()) {
         let a = x.clamp(0.0, 1.0);
         *gw += d * a * a;
         let da = d * w * 2.0 * a;
-        *dacc = if x > 0.0 && x < 1.0 { da } else { 0.0 };
+        *x = if *x > 0.0 && *x < 1.0 { da } else { 0.0 };
     }
 }
 
@@ -132,36 +109,20 @@ mod tests {
             .collect()
     }
 
-    /// The blocked loops give bit for bit what the plain loops give, for H with and
+    /// The blocked loop gives bit for bit what the plain loop gives, for H with and
     /// without a partial block.
     #[test]
-    fn blocked_loops_equal_plain_loops() {
+    fn blocked_accumulate_equals_the_plain_loop() {
         for h in [8, 64, 100, 256] {
             let w = values(10 * h, 1);
             let bias = values(h, 2);
-            let rows = [3 * h, 0, 9 * h, 3 * h + h, 7 * h];
+            let rows = [3, 0, 9, 4, 7];
             let mut acc = vec![0.0; h];
             accumulate(&w, &bias, &rows, &mut acc);
             let plain: Vec<f32> = (0..h)
-                .map(|j| rows.iter().fold(bias[j], |s, &r| s + w[r + j]))
+                .map(|j| rows.iter().fold(bias[j], |s, &r| s + w[r * h + j]))
                 .collect();
             assert_eq!(acc, plain, "accumulate, H = {h}");
-
-            let (dw, db) = (values(h, 3), values(h, 4));
-            // Row 3 is both a white row and a black row: the order of adds matters.
-            let (white, black) = ([3 * h, 5 * h], [h, 3 * h]);
-            let mut g = values(10 * h, 5);
-            let mut plain = g.clone();
-            add_rows(&mut g, &white, &black, &dw, &db);
-            for (&rw, &rb) in white.iter().zip(&black) {
-                for j in 0..h {
-                    plain[rw + j] += dw[j];
-                }
-                for j in 0..h {
-                    plain[rb + j] += db[j];
-                }
-            }
-            assert_eq!(g, plain, "add_rows, H = {h}");
         }
     }
 

@@ -10,6 +10,7 @@
 
 pub mod data;
 pub mod grad;
+pub mod group;
 pub mod kernels;
 pub mod model;
 pub mod optim;

@@ -12,6 +12,7 @@ use crate::nnue::{INPUTS, Network, QA, QB, SCALE};
 
 use super::data::{MAX_PIECES, Sample};
 use super::grad::Gradient;
+use super::group::{GROUP, Group};
 use super::kernels;
 
 /// The parameters (or their gradients) of a float network with `hidden` units.
@@ -131,8 +132,8 @@ impl Params {
         let h = self.hidden;
         let n = s.white_features().len();
         for (i, &f) in s.white_features().iter().enumerate() {
-            scratch.white[i] = f as usize * h;
-            scratch.black[i] = mirror(f as usize) * h;
+            scratch.white[i] = f as usize;
+            scratch.black[i] = mirror(f as usize);
         }
         let (white, black) = (&scratch.white[..n], &scratch.black[..n]);
         let (us, them) = if s.white_to_move {
@@ -193,39 +194,35 @@ impl Params {
         scratch: &mut Scratch,
     ) -> f64 {
         let h = self.hidden;
+        let (w_us, w_them) = self.out_w.split_at(h);
         let mut loss = 0.0f64;
-        for s in samples {
-            self.forward(s, scratch);
-            let sign = if s.white_to_move { 1.0 } else { -1.0 };
-            let p = sigmoid(k * sign * scratch.out * SCALE as f32);
-            let t = target(s, k, lambda);
-            loss += f64::from((p - t) * (p - t));
-            // d loss / d out (the raw output, side to move's view).
-            let d = 2.0 * (p - t) * p * (1.0 - p) * k * SCALE as f32 * sign;
-            let g = &mut grad.params;
-            g.out_b[0] += d;
-            let (gw_us, gw_them) = g.out_w.split_at_mut(h);
-            let (w_us, w_them) = self.out_w.split_at(h);
-            kernels::screlu_backward(&scratch.us, w_us, d, gw_us, &mut scratch.d_us);
-            kernels::screlu_backward(&scratch.them, w_them, d, gw_them, &mut scratch.d_them);
-            kernels::add_sum(&mut g.ft_b, &scratch.d_us, &scratch.d_them);
-            let n = s.white_features().len();
-            for i in 0..n {
-                grad.touch(scratch.white[i] / h);
-                grad.touch(scratch.black[i] / h);
+        let group = &mut scratch.group;
+        for samples in samples.chunks(GROUP) {
+            group.forward(self, samples);
+            for (i, s) in samples.iter().enumerate() {
+                let (us, them) = group.vectors_mut(i);
+                let out = kernels::screlu_dot(us, w_us)
+                    + kernels::screlu_dot(them, w_them)
+                    + self.out_b[0];
+                let sign = if s.white_to_move { 1.0 } else { -1.0 };
+                let p = sigmoid(k * sign * out * SCALE as f32);
+                let t = target(s, k, lambda);
+                loss += f64::from((p - t) * (p - t));
+                // d loss / d out (the raw output, side to move's view).
+                let d = 2.0 * (p - t) * p * (1.0 - p) * k * SCALE as f32 * sign;
+                let g = &mut grad.params;
+                g.out_b[0] += d;
+                let (gw_us, gw_them) = g.out_w.split_at_mut(h);
+                kernels::screlu_backward(us, w_us, d, gw_us);
+                kernels::screlu_backward(them, w_them, d, gw_them);
+                kernels::add_sum(&mut g.ft_b, us, them);
+                let (white, black) = group.rows(i);
+                for (&w, &b) in white.iter().zip(black) {
+                    grad.touch(w);
+                    grad.touch(b);
+                }
             }
-            let (d_white, d_black) = if s.white_to_move {
-                (&scratch.d_us, &scratch.d_them)
-            } else {
-                (&scratch.d_them, &scratch.d_us)
-            };
-            kernels::add_rows(
-                &mut grad.params.ft_w,
-                &scratch.white[..n],
-                &scratch.black[..n],
-                d_white,
-                d_black,
-            );
+            group.add_gradients(&mut grad.params.ft_w);
         }
         loss
     }
@@ -257,14 +254,14 @@ pub fn target(s: &Sample, k: f32, lambda: f32) -> f32 {
 /// Per-thread buffers of the forward and backward passes.
 #[derive(Clone, Debug)]
 pub struct Scratch {
-    /// Offsets of the first-layer rows of the sample's features, White's perspective.
+    /// The first-layer rows of the sample's features, White's perspective.
     white: [usize; MAX_PIECES],
     /// The same for Black's perspective (mirrored features).
     black: [usize; MAX_PIECES],
     us: Vec<f32>,
     them: Vec<f32>,
-    d_us: Vec<f32>,
-    d_them: Vec<f32>,
+    /// The first layer of a group of samples.
+    group: Group,
     out: f32,
 }
 
@@ -276,8 +273,7 @@ impl Scratch {
             black: [0; MAX_PIECES],
             us: vec![0.0; hidden],
             them: vec![0.0; hidden],
-            d_us: vec![0.0; hidden],
-            d_them: vec![0.0; hidden],
+            group: Group::new(hidden),
             out: 0.0,
         }
     }
