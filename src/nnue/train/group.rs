@@ -20,6 +20,7 @@ use crate::nnue::INPUTS;
 use crate::nnue::features::mirror;
 
 use super::data::{MAX_PIECES, Sample};
+use super::grad::Gradient;
 use super::kernels::{BLOCK, accumulate_block, accumulate_unit};
 use super::model::Params;
 
@@ -60,7 +61,7 @@ impl Group {
             black: vec![[0; MAX_PIECES]; GROUP],
             info: vec![(0, false); GROUP],
             vectors: vec![0.0; 2 * GROUP * hidden],
-            pairs: Vec::with_capacity(2 * GROUP * MAX_PIECES),
+            pairs: vec![(0, 0); 2 * GROUP * MAX_PIECES],
             ends: vec![0; INPUTS],
             sorted: vec![0; 2 * GROUP * MAX_PIECES],
         }
@@ -103,13 +104,6 @@ impl Group {
         }
     }
 
-    /// Sample i's rows from White's and Black's perspective.
-    #[inline(always)]
-    pub fn rows(&self, i: usize) -> (&[usize], &[usize]) {
-        let n = self.info[i].0;
-        (&self.white[i][..n], &self.black[i][..n])
-    }
-
     /// Sample i's two slots: side to move, other side.
     #[inline(always)]
     pub fn vectors_mut(&mut self, i: usize) -> (&mut [f32], &mut [f32]) {
@@ -118,11 +112,12 @@ impl Group {
     }
 
     /// Adds every sample's two slots (by now ∂loss/∂accumulator) into its rows of the
-    /// gradient `g` (`INPUTS × H`).
+    /// first layer's gradient, marking the rows touched.
     #[inline(always)]
-    pub fn add_gradients(&mut self, g: &mut [f32]) {
+    pub fn add_gradients(&mut self, grad: &mut Gradient) {
         let h = self.hidden;
-        self.pairs.clear();
+        self.ends.fill(0);
+        let mut k = 0;
         for i in 0..self.samples {
             let (n, white_to_move) = self.info[i];
             let us = (2 * i) as u16;
@@ -132,13 +127,12 @@ impl Group {
                 (us + 1, us)
             };
             for (&rw, &rb) in self.white[i][..n].iter().zip(&self.black[i][..n]) {
-                self.pairs.push((rw as u16, w));
-                self.pairs.push((rb as u16, b));
+                self.pairs[k] = (rw as u16, w);
+                self.pairs[k + 1] = (rb as u16, b);
+                k += 2;
+                self.ends[rw] += 1;
+                self.ends[rb] += 1;
             }
-        }
-        self.ends.fill(0);
-        for &(r, _) in &self.pairs {
-            self.ends[usize::from(r)] += 1;
         }
         // Starts of the runs, then each pair placed at its row's next position: after
         // this loop `ends[r]` is the end of row r's run.
@@ -148,7 +142,7 @@ impl Group {
             *e = start;
             start += n;
         }
-        for &(r, slot) in &self.pairs {
+        for &(r, slot) in &self.pairs[..k] {
             let at = &mut self.ends[usize::from(r)];
             self.sorted[*at as usize] = slot;
             *at += 1;
@@ -158,7 +152,9 @@ impl Group {
             let slots = &self.sorted[begin as usize..end as usize];
             begin = end;
             if !slots.is_empty() {
-                add_slots(&mut g[row * h..(row + 1) * h], &self.vectors, slots);
+                grad.touch(row);
+                let g = &mut grad.params.ft_w[row * h..(row + 1) * h];
+                add_slots(g, &self.vectors, slots);
             }
         }
     }
@@ -231,8 +227,10 @@ mod tests {
             let mut params = Params::zeros(h);
             params.ft_w = values(INPUTS * h, 1);
             params.ft_b = values(h, 2);
-            let start = values(INPUTS * h, 9);
-            let (mut grouped, mut plain) = (start.clone(), start);
+            let mut grad = Gradient::new(h);
+            grad.params.ft_w = values(INPUTS * h, 9);
+            let mut plain = grad.params.ft_w.clone();
+            let mut rows = std::collections::BTreeSet::new();
             let mut group = Group::new(h);
             group.forward(&params, &samples);
             for (i, s) in samples.iter().enumerate() {
@@ -260,6 +258,7 @@ mod tests {
                 } else {
                     (gthem.to_vec(), gus.to_vec())
                 };
+                rows.extend(white.iter().chain(&black));
                 for (&rw, &rb) in white.iter().zip(&black) {
                     for j in 0..h {
                         plain[rw * h + j] += dw[j];
@@ -269,8 +268,10 @@ mod tests {
                     }
                 }
             }
-            group.add_gradients(&mut grouped);
-            assert_eq!(grouped, plain, "H = {h}");
+            group.add_gradients(&mut grad);
+            assert_eq!(grad.params.ft_w, plain, "H = {h}");
+            assert_eq!(grad.touched_rows(), rows.len());
+            assert!(rows.iter().all(|&r| grad.is_touched(r)));
         }
     }
 }

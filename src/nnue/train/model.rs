@@ -216,13 +216,8 @@ impl Params {
                 kernels::screlu_backward(us, w_us, d, gw_us);
                 kernels::screlu_backward(them, w_them, d, gw_them);
                 kernels::add_sum(&mut g.ft_b, us, them);
-                let (white, black) = group.rows(i);
-                for (&w, &b) in white.iter().zip(black) {
-                    grad.touch(w);
-                    grad.touch(b);
-                }
             }
-            group.add_gradients(&mut grad.params.ft_w);
+            group.add_gradients(grad);
         }
         loss
     }
