@@ -9,7 +9,7 @@ use super::model::Params;
 /// The summed gradient of one thread's share of a batch.
 #[derive(Clone, Debug)]
 pub struct Gradient {
-    /// The sums; first-layer rows not in [`Gradient::rows`] are zero.
+    /// The sums; first-layer rows not marked touched are zero.
     pub params: Params,
     /// Whether each first-layer row (feature) has been added to since the last clear.
     touched: Vec<bool>,

@@ -3,8 +3,9 @@
 //!
 //! Each epoch shuffles the training part (seeded), splits every batch into one fixed
 //! chunk per thread, sums the per-thread gradients in thread order (so the result depends
-//! on the thread count but not on scheduling), steps AdamW with a cosine learning rate,
-//! and clips the weights to what quantization can hold. After each epoch the validation
+//! on the thread count but not on scheduling; only the first-layer rows the batch touched
+//! are cleared and summed, [`grad`]), steps AdamW with a cosine learning rate, and clips
+//! the weights to what quantization can hold. After each epoch the validation
 //! loss decides which epoch is kept; the test part is touched once, at the end, through
 //! the quantized network — the same integer code the engine runs.
 

@@ -4,8 +4,9 @@
 //! cost and it is *sparse*: each position has ~30 active inputs out of 768, so the forward
 //! pass adds ~30 rows of the weight matrix and the backward pass adds the same gradient
 //! row back into ~30 rows. A dense matrix product (what general-purpose crates offer on
-//! the CPU) would do 25× the work. Everything here is plain loops over `H` that the
-//! compiler vectorizes.
+//! the CPU) would do 25× the work. The loops over `H` are in [`super::kernels`] (written
+//! so that the compiler vectorizes them); training passes samples through the first layer
+//! in groups ([`super::group`]) to keep the rows it reads and writes in cache.
 
 use crate::nnue::features::mirror;
 use crate::nnue::{INPUTS, Network, QA, QB, SCALE};
@@ -73,13 +74,6 @@ impl Params {
         [&self.ft_w, &self.ft_b, &self.out_w, &self.out_b]
     }
 
-    /// Sets every value to zero (reusing the buffers).
-    pub fn fill_zero(&mut self) {
-        for s in self.slices_mut() {
-            s.fill(0.0);
-        }
-    }
-
     /// Adds every one of `others` into `self`, element by element in the order given (the
     /// same sums as adding them one after the other), in parallel blocks.
     pub fn add_all(&mut self, others: &[&Params]) {
@@ -94,15 +88,6 @@ impl Params {
                     }
                 }
             });
-        }
-    }
-
-    /// Adds `other` into `self`.
-    pub fn add(&mut self, other: &Params) {
-        for (a, b) in self.slices_mut().into_iter().zip(other.slices()) {
-            for (x, &y) in a.iter_mut().zip(b) {
-                *x += y;
-            }
         }
     }
 
