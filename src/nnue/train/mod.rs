@@ -3,12 +3,16 @@
 //!
 //! Each epoch shuffles the training part (seeded), splits every batch into one fixed
 //! chunk per thread, sums the per-thread gradients in thread order (so the result depends
-//! on the thread count but not on scheduling), steps AdamW with a cosine learning rate,
-//! and clips the weights to what quantization can hold. After each epoch the validation
+//! on the thread count but not on scheduling; only the first-layer rows the batch touched
+//! are cleared and summed, [`grad`]), steps AdamW with a cosine learning rate, and clips
+//! the weights to what quantization can hold. After each epoch the validation
 //! loss decides which epoch is kept; the test part is touched once, at the end, through
 //! the quantized network — the same integer code the engine runs.
 
 pub mod data;
+pub mod grad;
+pub mod group;
+pub mod kernels;
 pub mod model;
 pub mod optim;
 
@@ -23,6 +27,7 @@ use crate::nnue::Network;
 use crate::{Error, Result};
 
 use data::Sample;
+use grad::Gradient;
 use model::{Params, Scratch, SplitMix};
 use optim::{AdamW, cosine_lr};
 
@@ -154,10 +159,10 @@ pub fn train(
     let mut epochs = Vec::new();
     let mut best: Option<(f64, usize, Params)> = None;
     let mut batch_buf: Vec<Sample> = Vec::with_capacity(opts.batch);
-    // One gradient buffer and scratch per thread, kept across batches.
-    let mut buffers: Vec<(Params, Scratch)> = (0..threads)
-        .map(|_| (Params::zeros(opts.hidden), Scratch::new(opts.hidden)))
-        .collect();
+    // One gradient, scratch and loss per thread, kept across batches.
+    let mut grads: Vec<Gradient> = (0..threads).map(|_| Gradient::new(opts.hidden)).collect();
+    let mut scratches: Vec<Scratch> = (0..threads).map(|_| Scratch::new(opts.hidden)).collect();
+    let mut losses: Vec<f64> = Vec::with_capacity(threads);
     for epoch in 1..=opts.epochs {
         shuffle(&mut order, &mut rng);
         let started = Instant::now();
@@ -175,19 +180,15 @@ pub fn train(
             }));
             let chunk = batch_buf.len().div_ceil(threads);
             let used = batch_buf.len().div_ceil(chunk);
-            let losses: Vec<f64> = batch_buf
+            batch_buf
                 .par_chunks(chunk)
-                .zip(buffers.par_iter_mut())
+                .zip(grads.par_iter_mut().zip(scratches.par_iter_mut()))
                 .map(|(c, (g, scratch))| {
-                    g.fill_zero();
+                    g.clear();
                     params.backward(c, opts.k, opts.lambda, g, scratch)
                 })
-                .collect();
+                .collect_into_vec(&mut losses);
             loss_sum += losses.iter().sum::<f64>();
-            // Sum the chunks' gradients into the first, in chunk order (deterministic).
-            let (first, rest) = buffers.split_at_mut(1);
-            let others: Vec<&Params> = rest[..used - 1].iter().map(|(g, _)| g).collect();
-            first[0].0.add_all(&others);
             lr = cosine_lr(
                 opts.lr,
                 opts.final_lr,
@@ -195,9 +196,10 @@ pub fn train(
                 total_steps,
             );
             let scale = 1.0 / batch_buf.len() as f32;
-            adam.step_scaled(
+            // The chunks' gradients are summed in chunk order (deterministic).
+            adam.step(
                 &mut params,
-                &first[0].0,
+                &grads[..used],
                 scale,
                 lr,
                 crate::nnue::WEIGHT_CLIP,

@@ -4,13 +4,17 @@
 //! cost and it is *sparse*: each position has ~30 active inputs out of 768, so the forward
 //! pass adds ~30 rows of the weight matrix and the backward pass adds the same gradient
 //! row back into ~30 rows. A dense matrix product (what general-purpose crates offer on
-//! the CPU) would do 25× the work. Everything here is plain loops over `H` that the
-//! compiler vectorizes.
+//! the CPU) would do 25× the work. The loops over `H` are in [`super::kernels`] (written
+//! so that the compiler vectorizes them); training passes samples through the first layer
+//! in groups ([`super::group`]) to keep the rows it reads and writes in cache.
 
 use crate::nnue::features::mirror;
 use crate::nnue::{INPUTS, Network, QA, QB, SCALE};
 
-use super::data::Sample;
+use super::data::{MAX_PIECES, Sample};
+use super::grad::Gradient;
+use super::group::{GROUP, Group};
+use super::kernels;
 
 /// The parameters (or their gradients) of a float network with `hidden` units.
 #[derive(Clone, Debug, PartialEq)]
@@ -70,13 +74,6 @@ impl Params {
         [&self.ft_w, &self.ft_b, &self.out_w, &self.out_b]
     }
 
-    /// Sets every value to zero (reusing the buffers).
-    pub fn fill_zero(&mut self) {
-        for s in self.slices_mut() {
-            s.fill(0.0);
-        }
-    }
-
     /// Adds every one of `others` into `self`, element by element in the order given (the
     /// same sums as adding them one after the other), in parallel blocks.
     pub fn add_all(&mut self, others: &[&Params]) {
@@ -94,47 +91,47 @@ impl Params {
         }
     }
 
-    /// Adds `other` into `self`.
-    pub fn add(&mut self, other: &Params) {
-        for (a, b) in self.slices_mut().into_iter().zip(other.slices()) {
-            for (x, &y) in a.iter_mut().zip(b) {
-                *x += y;
-            }
-        }
-    }
-
-    /// Fills the first-layer output (pre-activation) of one perspective.
-    #[inline(always)]
-    fn accumulate(&self, features: impl Iterator<Item = usize>, acc: &mut [f32]) {
-        acc.copy_from_slice(&self.ft_b);
-        let h = self.hidden;
-        for f in features {
-            for (a, &w) in acc.iter_mut().zip(&self.ft_w[f * h..(f + 1) * h]) {
-                *a += w;
-            }
-        }
-    }
-
     /// The model's evaluation of `s`, centipawns from the side to move's view.
     pub fn predict_stm(&self, s: &Sample, scratch: &mut Scratch) -> f32 {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above.
+            unsafe { self.forward_avx2(s, scratch) };
+            return scratch.out * SCALE as f32;
+        }
         self.forward(s, scratch);
         scratch.out * SCALE as f32
     }
 
+    /// [`Params::forward`] compiled for AVX2 (the same operations, 8-wide).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn forward_avx2(&self, s: &Sample, scratch: &mut Scratch) {
+        self.forward(s, scratch)
+    }
+
+    /// The forward pass of one sample: both perspectives' first layer (rows in the
+    /// sample's feature order), then the output, into `scratch`.
     #[inline(always)]
     fn forward(&self, s: &Sample, scratch: &mut Scratch) {
-        let white = s.white_features().iter().map(|&f| f as usize);
-        let black = s.white_features().iter().map(|&f| mirror(f as usize));
-        if s.white_to_move {
-            self.accumulate(white, &mut scratch.us);
-            self.accumulate(black, &mut scratch.them);
-        } else {
-            self.accumulate(black, &mut scratch.us);
-            self.accumulate(white, &mut scratch.them);
+        let h = self.hidden;
+        let n = s.white_features().len();
+        for (i, &f) in s.white_features().iter().enumerate() {
+            scratch.white[i] = f as usize;
+            scratch.black[i] = mirror(f as usize);
         }
-        let (w_us, w_them) = self.out_w.split_at(self.hidden);
-        scratch.out =
-            screlu_dot(&scratch.us, w_us) + screlu_dot(&scratch.them, w_them) + self.out_b[0];
+        let (white, black) = (&scratch.white[..n], &scratch.black[..n]);
+        let (us, them) = if s.white_to_move {
+            (white, black)
+        } else {
+            (black, white)
+        };
+        kernels::accumulate(&self.ft_w, &self.ft_b, us, &mut scratch.us);
+        kernels::accumulate(&self.ft_w, &self.ft_b, them, &mut scratch.them);
+        let (w_us, w_them) = self.out_w.split_at(h);
+        scratch.out = kernels::screlu_dot(&scratch.us, w_us)
+            + kernels::screlu_dot(&scratch.them, w_them)
+            + self.out_b[0];
     }
 
     /// Forward and backward over `samples`, adding gradients of the summed loss into
@@ -146,7 +143,7 @@ impl Params {
         samples: &[Sample],
         k: f32,
         lambda: f32,
-        grad: &mut Params,
+        grad: &mut Gradient,
         scratch: &mut Scratch,
     ) -> f64 {
         #[cfg(target_arch = "x86_64")]
@@ -166,7 +163,7 @@ impl Params {
         samples: &[Sample],
         k: f32,
         lambda: f32,
-        grad: &mut Params,
+        grad: &mut Gradient,
         scratch: &mut Scratch,
     ) -> f64 {
         self.backward_generic(samples, k, lambda, grad, scratch)
@@ -178,54 +175,34 @@ impl Params {
         samples: &[Sample],
         k: f32,
         lambda: f32,
-        grad: &mut Params,
+        grad: &mut Gradient,
         scratch: &mut Scratch,
     ) -> f64 {
         let h = self.hidden;
+        let (w_us, w_them) = self.out_w.split_at(h);
         let mut loss = 0.0f64;
-        for s in samples {
-            self.forward(s, scratch);
-            let sign = if s.white_to_move { 1.0 } else { -1.0 };
-            let p = sigmoid(k * sign * scratch.out * SCALE as f32);
-            let t = target(s, k, lambda);
-            loss += f64::from((p - t) * (p - t));
-            // d loss / d out (the raw output, side to move's view).
-            let d = 2.0 * (p - t) * p * (1.0 - p) * k * SCALE as f32 * sign;
-            grad.out_b[0] += d;
-            let (gw_us, gw_them) = grad.out_w.split_at_mut(h);
-            let (w_us, w_them) = self.out_w.split_at(h);
-            for (acc, gw, w, dacc) in [
-                (&scratch.us, gw_us, w_us, &mut scratch.d_us),
-                (&scratch.them, gw_them, w_them, &mut scratch.d_them),
-            ] {
-                for i in 0..h {
-                    let a = acc[i].clamp(0.0, 1.0);
-                    gw[i] += d * a * a;
-                    // SCReLU' = 2a inside (0, 1), 0 outside.
-                    dacc[i] = if acc[i] > 0.0 && acc[i] < 1.0 {
-                        d * w[i] * 2.0 * a
-                    } else {
-                        0.0
-                    };
-                }
+        let group = &mut scratch.group;
+        for samples in samples.chunks(GROUP) {
+            group.forward(self, samples);
+            for (i, s) in samples.iter().enumerate() {
+                let (us, them) = group.vectors_mut(i);
+                let out = kernels::screlu_dot(us, w_us)
+                    + kernels::screlu_dot(them, w_them)
+                    + self.out_b[0];
+                let sign = if s.white_to_move { 1.0 } else { -1.0 };
+                let p = sigmoid(k * sign * out * SCALE as f32);
+                let t = target(s, k, lambda);
+                loss += f64::from((p - t) * (p - t));
+                // d loss / d out (the raw output, side to move's view).
+                let d = 2.0 * (p - t) * p * (1.0 - p) * k * SCALE as f32 * sign;
+                let g = &mut grad.params;
+                g.out_b[0] += d;
+                let (gw_us, gw_them) = g.out_w.split_at_mut(h);
+                kernels::screlu_backward(us, w_us, d, gw_us);
+                kernels::screlu_backward(them, w_them, d, gw_them);
+                kernels::add_sum(&mut g.ft_b, us, them);
             }
-            for i in 0..h {
-                grad.ft_b[i] += scratch.d_us[i] + scratch.d_them[i];
-            }
-            for &f in s.white_features() {
-                let (fw, fb) = (f as usize, mirror(f as usize));
-                let (d_w, d_b) = if s.white_to_move {
-                    (&scratch.d_us, &scratch.d_them)
-                } else {
-                    (&scratch.d_them, &scratch.d_us)
-                };
-                for (g, &x) in grad.ft_w[fw * h..(fw + 1) * h].iter_mut().zip(d_w.iter()) {
-                    *g += x;
-                }
-                for (g, &x) in grad.ft_w[fb * h..(fb + 1) * h].iter_mut().zip(d_b.iter()) {
-                    *g += x;
-                }
-            }
+            group.add_gradients(grad);
         }
         loss
     }
@@ -257,10 +234,14 @@ pub fn target(s: &Sample, k: f32, lambda: f32) -> f32 {
 /// Per-thread buffers of the forward and backward passes.
 #[derive(Clone, Debug)]
 pub struct Scratch {
+    /// The first-layer rows of the sample's features, White's perspective.
+    white: [usize; MAX_PIECES],
+    /// The same for Black's perspective (mirrored features).
+    black: [usize; MAX_PIECES],
     us: Vec<f32>,
     them: Vec<f32>,
-    d_us: Vec<f32>,
-    d_them: Vec<f32>,
+    /// The first layer of a group of samples.
+    group: Group,
     out: f32,
 }
 
@@ -268,24 +249,14 @@ impl Scratch {
     /// Buffers for a model with `hidden` units.
     pub fn new(hidden: usize) -> Scratch {
         Scratch {
+            white: [0; MAX_PIECES],
+            black: [0; MAX_PIECES],
             us: vec![0.0; hidden],
             them: vec![0.0; hidden],
-            d_us: vec![0.0; hidden],
-            d_them: vec![0.0; hidden],
+            group: Group::new(hidden),
             out: 0.0,
         }
     }
-}
-
-#[inline(always)]
-fn screlu_dot(acc: &[f32], w: &[f32]) -> f32 {
-    acc.iter()
-        .zip(w)
-        .map(|(&a, &w)| {
-            let a = a.clamp(0.0, 1.0);
-            a * a * w
-        })
-        .sum()
 }
 
 /// The logistic function.
@@ -353,10 +324,11 @@ mod tests {
         let set = samples();
         let (k, lambda) = (0.006, 0.25);
         let mut scratch = Scratch::new(8);
-        let mut grad = Params::zeros(8);
+        let mut grad = Gradient::new(8);
         m.backward(&set, k, lambda, &mut grad, &mut scratch);
+        let grad = grad.params;
         let loss = |m: &Params| {
-            let mut g = Params::zeros(8);
+            let mut g = Gradient::new(8);
             m.backward(&set, k, lambda, &mut g, &mut Scratch::new(8)) as f32
         };
         let f = set[1].white_features()[0] as usize;

@@ -1,6 +1,7 @@
 //! AdamW (Loshchilov & Hutter): Adam with weight decay applied to the weights directly,
 //! not through the gradient, and a cosine learning-rate schedule.
 
+use super::grad::Gradient;
 use super::model::Params;
 
 /// AdamW's state and settings.
@@ -30,15 +31,72 @@ impl AdamW {
         }
     }
 
-    /// One update of `params` with gradient `grad` (already averaged over the batch).
-    pub fn step(&mut self, params: &mut Params, grad: &Params, lr: f32) {
-        self.step_scaled(params, grad, 1.0, lr, f32::INFINITY);
+    /// One update with the gradient `Σ grads · scale` (the threads' gradients summed in
+    /// the order given), then every parameter clipped to ±`clip`. A first-layer row that
+    /// no thread touched has a zero gradient and is not read; it still gets the full
+    /// update (its moments decay and its weight moves and decays), so the result is bit
+    /// for bit that of [`AdamW::step_dense`] on the summed gradient. Runs on all cores in
+    /// blocks of rows; the numbers do not depend on the split.
+    pub fn step(
+        &mut self,
+        params: &mut Params,
+        grads: &[Gradient],
+        scale: f32,
+        lr: f32,
+        clip: f32,
+    ) {
+        use rayon::prelude::*;
+        self.step += 1;
+        let rule = self.rule(scale, lr, clip);
+        let h = params.hidden;
+        let rows_per_task = (8192 / h).max(1);
+        let [pw, pb, po, pob] = params.slices_mut();
+        let [mw, mb, mo, mob] = self.m.slices_mut();
+        let [vw, vb, vo, vob] = self.v.slices_mut();
+        // The first layer, row by row: only the touched rows' gradients are read.
+        pw.par_chunks_mut(rows_per_task * h)
+            .zip(mw.par_chunks_mut(rows_per_task * h))
+            .zip(vw.par_chunks_mut(rows_per_task * h))
+            .enumerate()
+            .for_each(|(task, ((p, m), v))| {
+                let rows = p.chunks_mut(h).zip(m.chunks_mut(h)).zip(v.chunks_mut(h));
+                for (i, ((p, m), v)) in rows.enumerate() {
+                    let row = task * rows_per_task + i;
+                    let at = row * h;
+                    let touched = grads.iter().any(|g| g.is_touched(row));
+                    let grads = if touched { grads } else { &[] };
+                    update_span(p, m, v, grads, 0, at, rule.weights());
+                }
+            });
+        // Biases and the output layer, dense (small).
+        for (k, p, m, v, decayed) in [
+            (1, pb, mb, vb, false),
+            (2, po, mo, vo, true),
+            (3, pob, mob, vob, false),
+        ] {
+            let r = if decayed { rule.weights() } else { rule };
+            update_span(p, m, v, grads, k, 0, r);
+        }
+    }
+
+    fn rule(&self, scale: f32, lr: f32, clip: f32) -> Rule {
+        let (b1, b2) = (self.beta1, self.beta2);
+        Rule {
+            scale,
+            b1,
+            b2,
+            c1: 1.0 - b1.powi(self.step as i32),
+            c2: 1.0 - b2.powi(self.step as i32),
+            lr,
+            decay: 1.0,
+            weight_decay: 1.0 - lr * self.weight_decay,
+            clip,
+        }
     }
 
     /// One update with the gradient `grad · scale`, then every parameter clipped to
-    /// ±`clip`. Element-wise, so it runs on all cores in blocks and gives the same numbers
-    /// whatever the split.
-    pub fn step_scaled(
+    /// ±`clip`, over every parameter: the reference [`AdamW::step`] must equal.
+    pub fn step_dense(
         &mut self,
         params: &mut Params,
         grad: &Params,
@@ -46,8 +104,6 @@ impl AdamW {
         lr: f32,
         clip: f32,
     ) {
-        use rayon::prelude::*;
-        const BLOCK: usize = 8192;
         self.step += 1;
         let (b1, b2) = (self.beta1, self.beta2);
         let c1 = 1.0 - b1.powi(self.step as i32);
@@ -65,19 +121,118 @@ impl AdamW {
             } else {
                 1.0
             };
-            p.par_chunks_mut(BLOCK)
-                .zip(g.par_chunks(BLOCK))
-                .zip(m.par_chunks_mut(BLOCK))
-                .zip(v.par_chunks_mut(BLOCK))
-                .for_each(|(((p, g), m), v)| {
-                    for i in 0..p.len() {
-                        let g = g[i] * scale;
-                        m[i] = b1 * m[i] + (1.0 - b1) * g;
-                        v[i] = b2 * v[i] + (1.0 - b2) * g * g;
-                        let update = (m[i] / c1) / ((v[i] / c2).sqrt() + 1e-8);
-                        p[i] = (p[i] * decay - lr * update).clamp(-clip, clip);
+            for i in 0..p.len() {
+                let g = g[i] * scale;
+                m[i] = b1 * m[i] + (1.0 - b1) * g;
+                v[i] = b2 * v[i] + (1.0 - b2) * g * g;
+                let update = (m[i] / c1) / ((v[i] / c2).sqrt() + 1e-8);
+                p[i] = (p[i] * decay - lr * update).clamp(-clip, clip);
+            }
+        }
+    }
+}
+
+/// The constants of one AdamW step.
+#[derive(Copy, Clone, Debug)]
+struct Rule {
+    scale: f32,
+    b1: f32,
+    b2: f32,
+    /// Bias corrections 1 − β₁ᵗ and 1 − β₂ᵗ.
+    c1: f32,
+    c2: f32,
+    lr: f32,
+    /// The factor applied to the parameter before the step (1 for biases).
+    decay: f32,
+    /// The factor for weights, 1 − lr·weight decay.
+    weight_decay: f32,
+    clip: f32,
+}
+
+impl Rule {
+    /// The same rule with the weight decay on.
+    fn weights(self) -> Rule {
+        Rule {
+            decay: self.weight_decay,
+            ..self
+        }
+    }
+
+    /// AdamW on one parameter (the operations of [`AdamW::step_dense`], in its order).
+    #[inline(always)]
+    fn apply(&self, p: &mut f32, m: &mut f32, v: &mut f32, g: f32) {
+        let g = g * self.scale;
+        *m = self.b1 * *m + (1.0 - self.b1) * g;
+        *v = self.b2 * *v + (1.0 - self.b2) * g * g;
+        let update = (*m / self.c1) / ((*v / self.c2).sqrt() + 1e-8);
+        *p = (*p * self.decay - self.lr * update).clamp(-self.clip, self.clip);
+    }
+}
+
+/// Updates `p[i]` (with moments `m[i]`, `v[i]`) by the gradient
+/// `Σ grads[t].params.slices()[slice][at + i]`, zero when `grads` is empty.
+fn update_span(
+    p: &mut [f32],
+    m: &mut [f32],
+    v: &mut [f32],
+    grads: &[Gradient],
+    slice: usize,
+    at: usize,
+    rule: Rule,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        return unsafe { update_span_avx2(p, m, v, grads, slice, at, rule) };
+    }
+    update_span_generic(p, m, v, grads, slice, at, rule)
+}
+
+/// [`update_span`] compiled for AVX2: the same operations, 8-wide.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn update_span_avx2(
+    p: &mut [f32],
+    m: &mut [f32],
+    v: &mut [f32],
+    grads: &[Gradient],
+    slice: usize,
+    at: usize,
+    rule: Rule,
+) {
+    update_span_generic(p, m, v, grads, slice, at, rule)
+}
+
+#[inline(always)]
+fn update_span_generic(
+    p: &mut [f32],
+    m: &mut [f32],
+    v: &mut [f32],
+    grads: &[Gradient],
+    slice: usize,
+    at: usize,
+    rule: Rule,
+) {
+    const B: usize = 64;
+    let mut sum = [0.0f32; B];
+    let spans = p.chunks_mut(B).zip(m.chunks_mut(B)).zip(v.chunks_mut(B));
+    for (j, ((p, m), v)) in spans.enumerate() {
+        let (lo, n) = (at + j * B, p.len());
+        let g = &mut sum[..n];
+        // The same additions as summing whole buffers into the first one, in order.
+        match grads.split_first() {
+            Some((first, rest)) => {
+                g.copy_from_slice(&first.params.slices()[slice][lo..lo + n]);
+                for o in rest {
+                    for (g, &x) in g.iter_mut().zip(&o.params.slices()[slice][lo..lo + n]) {
+                        *g += x;
                     }
-                });
+                }
+            }
+            None => g.fill(0.0),
+        }
+        for (((p, m), v), &g) in p.iter_mut().zip(m).zip(v).zip(g.iter()) {
+            rule.apply(p, m, v, g);
         }
     }
 }
@@ -92,6 +247,7 @@ pub fn cosine_lr(lr: f32, final_fraction: f32, step: usize, total: usize) -> f32
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::nnue::INPUTS;
 
     #[test]
     fn adamw_minimizes_a_quadratic() {
@@ -101,9 +257,68 @@ mod tests {
         for _ in 0..2000 {
             let mut g = Params::zeros(1);
             g.out_b[0] = 2.0 * (p.out_b[0] - 1.0);
-            opt.step(&mut p, &g, 0.01);
+            opt.step_dense(&mut p, &g, 1.0, 0.01, f32::INFINITY);
         }
         assert!((p.out_b[0] - 1.0).abs() < 1e-2, "{}", p.out_b[0]);
+    }
+
+    /// The sparse step (per-thread gradients, only touched rows read) gives bit for bit
+    /// the dense step on the summed gradient, over batches that touch different rows.
+    #[test]
+    fn sparse_step_equals_dense_step() {
+        use crate::data::fen::parse_position;
+        use crate::nnue::train::data::Sample;
+        use crate::nnue::train::model::Scratch;
+        let set: Vec<Sample> = [
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            "4k3/8/8/8/8/8/8/3QK3 w - - 0 1",
+            "4k3/8/8/8/8/8/8/3qK3 w - - 0 1",
+            "8/8/4k3/8/8/3K4/8/8 w - - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1",
+            "4k3/8/8/8/8/8/8/3RK3 b - - 0 1",
+        ]
+        .iter()
+        .zip([30.0, 900.0, -800.0, 0.0, -150.0, 500.0])
+        .map(|(f, l)| Sample::new(&parse_position(f).unwrap(), l, f32::NAN))
+        .collect();
+        // H = 72: a full block of 64 units and a partial one.
+        let h = 72;
+        let mut dense = Params::init(h, 3);
+        let mut sparse = dense.clone();
+        let (mut adam_d, mut adam_s) = (AdamW::new(h, 0.01), AdamW::new(h, 0.01));
+        let mut grads = vec![Gradient::new(h), Gradient::new(h)];
+        let mut scratch = Scratch::new(h);
+        // Batches of 3, 1 and 2 positions (split over two "threads" where possible),
+        // visited twice so that rows go untouched for a while and come back.
+        let batches: [&[Sample]; 6] = [
+            &set[0..3],
+            &set[3..4],
+            &set[4..6],
+            &set[1..2],
+            &set[0..3],
+            &set[5..6],
+        ];
+        for (step, batch) in batches.into_iter().enumerate() {
+            let chunk = batch.len().div_ceil(2);
+            let used = batch.len().div_ceil(chunk);
+            for (c, g) in batch.chunks(chunk).zip(&mut grads) {
+                g.clear();
+                sparse.backward(c, 0.006, 0.0, g, &mut scratch);
+            }
+            let mut sum = grads[0].params.clone();
+            let others: Vec<&Params> = grads[1..used].iter().map(|g| &g.params).collect();
+            sum.add_all(&others);
+            let lr = 0.05 / (step + 1) as f32;
+            let scale = 1.0 / batch.len() as f32;
+            adam_d.step_dense(&mut dense, &sum, scale, lr, 1.5);
+            adam_s.step(&mut sparse, &grads[..used], scale, lr, 1.5);
+            assert!(grads[0].touched_rows() < INPUTS / 4);
+            assert_eq!(sparse, dense, "parameters after step {step}");
+            assert_eq!(adam_s.m, adam_d.m, "first moments after step {step}");
+            assert_eq!(adam_s.v, adam_d.v, "second moments after step {step}");
+        }
+        // The rows no batch touched moved too: weight decay and momentum.
+        assert_ne!(sparse, Params::init(h, 3));
     }
 
     #[test]
