@@ -76,7 +76,7 @@ pub fn read(input: impl BufRead, opts: ReadOptions, sink: &mut dyn Sink) -> Resu
 }
 
 /// Splits a CSV line into fields, honouring double quotes (`""` inside quotes is a quote).
-fn split_fields(text: &str, fields: &mut Vec<String>) {
+pub(crate) fn split_fields(text: &str, fields: &mut Vec<String>) {
     fields.clear();
     let mut field = String::new();
     let mut quoted = false;

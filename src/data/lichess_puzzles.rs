@@ -19,6 +19,7 @@ use std::path::Path;
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Move, Position};
 
+use super::csv::split_fields;
 use super::fen::{self, Leniency};
 use super::puzzles::BadPuzzle;
 
@@ -189,26 +190,6 @@ fn header_columns(fields: &[String]) -> Option<usize> {
     ((n == COLUMNS.len() || n == COLUMNS.len() - 1)
         && fields.iter().zip(COLUMNS).all(|(f, c)| f.trim() == c))
     .then_some(n)
-}
-
-/// Splits a CSV line (double quotes allowed around fields, `""` inside them).
-fn split_fields(text: &str, fields: &mut Vec<String>) {
-    fields.clear();
-    let mut field = String::new();
-    let mut quoted = false;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if quoted && chars.peek() == Some(&'"') => {
-                chars.next();
-                field.push('"');
-            }
-            '"' => quoted = !quoted,
-            ',' if !quoted => fields.push(std::mem::take(&mut field)),
-            c => field.push(c),
-        }
-    }
-    fields.push(field);
 }
 
 /// Parses one row of `columns` fields.

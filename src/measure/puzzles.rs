@@ -137,17 +137,7 @@ impl Solver {
     /// fresh search.
     pub fn solve(&mut self, puzzle: &Puzzle) -> SolveReport {
         let pos = &puzzle.position;
-        let mut report = SolveReport {
-            id: puzzle.id.clone(),
-            line: puzzle.line,
-            n: puzzle.mate_in,
-            verdict: Verdict::Skipped,
-            expected: san_list(pos, &puzzle.best_moves),
-            found: None,
-            mate_in: None,
-            time: Duration::ZERO,
-            nodes: 0,
-        };
+        let mut report = SolveReport::unsolved(puzzle);
         let Some(n) = puzzle.mate_in else {
             return report;
         };
@@ -172,6 +162,23 @@ impl Solver {
     }
 }
 
+impl SolveReport {
+    /// The report of `puzzle` before anything was tried: [`Verdict::Skipped`], no move.
+    fn unsolved(puzzle: &Puzzle) -> SolveReport {
+        SolveReport {
+            id: puzzle.id.clone(),
+            line: puzzle.line,
+            n: puzzle.mate_in,
+            verdict: Verdict::Skipped,
+            expected: san_list(&puzzle.position, &puzzle.best_moves),
+            found: None,
+            mate_in: None,
+            time: Duration::ZERO,
+            nodes: 0,
+        }
+    }
+}
+
 /// Lets `player` choose a move in a mate problem under `limits` (from a fresh game), and
 /// referees it with the mate search: [`Verdict::Solved`] (or `SolvedOther`, when it is not
 /// the expected key) if the move forces mate in at most N against every defence,
@@ -179,17 +186,7 @@ impl Solver {
 /// A puzzle without `dm` is [`Verdict::Skipped`].
 pub fn play_mate(player: &mut dyn Player, puzzle: &Puzzle, limits: &Limits) -> SolveReport {
     let pos = &puzzle.position;
-    let mut report = SolveReport {
-        id: puzzle.id.clone(),
-        line: puzzle.line,
-        n: puzzle.mate_in,
-        verdict: Verdict::Skipped,
-        expected: san_list(pos, &puzzle.best_moves),
-        found: None,
-        mate_in: None,
-        time: Duration::ZERO,
-        nodes: 0,
-    };
+    let mut report = SolveReport::unsolved(puzzle);
     let Some(n) = puzzle.mate_in else {
         return report;
     };
