@@ -2,10 +2,9 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::Context;
-use chessgraph::measure::matches::{self, EngineSpec, MatchOptions, TimeControl};
+use chessgraph::measure::matches::{self, EngineSpec, MatchOptions};
 
 /// Arguments of `chessgraph match`.
 #[derive(clap::Args)]
@@ -28,18 +27,8 @@ pub struct Args {
     /// Number of games (each opening twice, colours swapped).
     #[arg(long, default_value_t = 20)]
     games: usize,
-    /// Clock: seconds+increment per game, or moves/seconds+increment (e.g. 1+0.01, 40/60).
-    #[arg(long, value_name = "TC", conflicts_with_all = ["movetime", "depth", "nodes"])]
-    tc: Option<String>,
-    /// Fixed time per move in milliseconds.
-    #[arg(long, value_name = "MS", conflicts_with_all = ["depth", "nodes"])]
-    movetime: Option<u64>,
-    /// Fixed search depth per move.
-    #[arg(long, value_name = "N", conflicts_with = "nodes")]
-    depth: Option<u32>,
-    /// Fixed node count per move.
-    #[arg(long, value_name = "N")]
-    nodes: Option<u64>,
+    #[command(flatten)]
+    limits: super::GameLimits,
     /// Start positions: a file of FENs, EPD lines or FEN,eval CSV rows [default: 1,093 balanced positions from the shared sample's games, assets/openings/balanced.epd].
     #[arg(long, value_name = "FILE")]
     openings: Option<PathBuf>,
@@ -82,19 +71,7 @@ fn options(list: &[String]) -> anyhow::Result<Vec<(String, String)>> {
 /// Runs `chessgraph match`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(args.games >= 1, "--games must be at least 1");
-    let tc = match (&args.tc, args.movetime, args.depth, args.nodes) {
-        (Some(tc), ..) => TimeControl::parse_clock(tc).map_err(anyhow::Error::msg)?,
-        (_, Some(ms), ..) => {
-            anyhow::ensure!(ms >= 1, "--movetime must be at least 1 ms");
-            TimeControl::MoveTime(Duration::from_millis(ms))
-        }
-        (_, _, Some(d), _) => {
-            anyhow::ensure!((1..=64).contains(&d), "--depth must be 1 to 64");
-            TimeControl::Depth(d)
-        }
-        (_, _, _, Some(n)) => TimeControl::Nodes(n.max(1)),
-        _ => TimeControl::parse_clock("1+0.01").expect("valid"),
-    };
+    let tc = args.limits.time_control()?;
     let cmd1 = args.engine1.as_deref().unwrap_or("chessgraph engine");
     let commands = [command_line(cmd1)?, command_line(&args.engine2)?];
     let default_names = [cmd1.to_owned(), args.engine2.clone()];

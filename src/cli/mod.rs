@@ -89,3 +89,41 @@ pub fn metric(v: f64, decimals: usize) -> String {
         "-".to_owned()
     }
 }
+
+/// How long each move of a refereed game may take (`match`, `tournament`): a clock, or a
+/// fixed time, depth or node count per move.
+#[derive(clap::Args)]
+pub struct GameLimits {
+    /// Clock: seconds+increment per game, or moves/seconds+increment (e.g. 5+0.05, 40/60) [default: 1+0.01].
+    #[arg(long, value_name = "TC", conflicts_with_all = ["movetime", "depth", "nodes"])]
+    tc: Option<String>,
+    /// Fixed time per move in milliseconds.
+    #[arg(long, value_name = "MS", conflicts_with_all = ["depth", "nodes"])]
+    movetime: Option<u64>,
+    /// Fixed search depth per move.
+    #[arg(long, value_name = "N", conflicts_with = "nodes")]
+    depth: Option<u32>,
+    /// Fixed node count per move.
+    #[arg(long, value_name = "N")]
+    nodes: Option<u64>,
+}
+
+impl GameLimits {
+    /// The time control the flags ask for (1+0.01 when none is given).
+    pub fn time_control(&self) -> anyhow::Result<chessgraph::measure::matches::TimeControl> {
+        use chessgraph::measure::matches::TimeControl;
+        Ok(match (&self.tc, self.movetime, self.depth, self.nodes) {
+            (Some(tc), ..) => TimeControl::parse_clock(tc).map_err(anyhow::Error::msg)?,
+            (_, Some(ms), ..) => {
+                anyhow::ensure!(ms >= 1, "--movetime must be at least 1 ms");
+                TimeControl::MoveTime(std::time::Duration::from_millis(ms))
+            }
+            (_, _, Some(d), _) => {
+                anyhow::ensure!((1..=64).contains(&d), "--depth must be 1 to 64");
+                TimeControl::Depth(d)
+            }
+            (_, _, _, Some(n)) => TimeControl::Nodes(n.max(1)),
+            _ => TimeControl::parse_clock("1+0.01").expect("valid"),
+        })
+    }
+}

@@ -3,10 +3,9 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::Context;
-use chessgraph::measure::matches::{self, EngineSpec, TimeControl};
+use chessgraph::measure::matches::{self, EngineSpec};
 use chessgraph::measure::tournament::{self, Participant, Tournament};
 use chessgraph::players::Spec;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -32,18 +31,8 @@ pub struct Args {
     /// Games per pair (each opening twice, colours swapped).
     #[arg(long, default_value_t = 2, value_name = "N")]
     games: u32,
-    /// Clock: seconds+increment per game, or moves/seconds+increment (e.g. 5+0.05, 40/60) [default: 1+0.01].
-    #[arg(long, value_name = "TC", conflicts_with_all = ["movetime", "depth", "nodes"])]
-    tc: Option<String>,
-    /// Fixed time per move in milliseconds.
-    #[arg(long, value_name = "MS", conflicts_with_all = ["depth", "nodes"])]
-    movetime: Option<u64>,
-    /// Fixed search depth per move.
-    #[arg(long, value_name = "N", conflicts_with = "nodes")]
-    depth: Option<u32>,
-    /// Fixed node count per move.
-    #[arg(long, value_name = "N")]
-    nodes: Option<u64>,
+    #[command(flatten)]
+    limits: super::GameLimits,
     /// Adjudicate a draw when a game reaches this many moves (of each side) from its opening.
     #[arg(long, default_value_t = 100, value_name = "N")]
     max_moves: u32,
@@ -151,22 +140,6 @@ fn participants(db_path: &Path, args: &Args) -> anyhow::Result<Vec<Participant>>
     Ok(out)
 }
 
-fn time_control(args: &Args) -> anyhow::Result<TimeControl> {
-    Ok(match (&args.tc, args.movetime, args.depth, args.nodes) {
-        (Some(tc), ..) => TimeControl::parse_clock(tc).map_err(anyhow::Error::msg)?,
-        (_, Some(ms), ..) => {
-            anyhow::ensure!(ms >= 1, "--movetime must be at least 1 ms");
-            TimeControl::MoveTime(Duration::from_millis(ms))
-        }
-        (_, _, Some(d), _) => {
-            anyhow::ensure!((1..=64).contains(&d), "--depth must be 1 to 64");
-            TimeControl::Depth(d)
-        }
-        (_, _, _, Some(n)) => TimeControl::Nodes(n.max(1)),
-        _ => TimeControl::parse_clock("1+0.01").expect("valid"),
-    })
-}
-
 /// Runs `chessgraph tournament`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(args.games >= 1, "--games must be at least 1");
@@ -187,7 +160,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         }
         None => None,
     };
-    let tc = time_control(&args)?;
+    let tc = args.limits.time_control()?;
     let openings = match &args.openings {
         Some(path) => matches::read_openings(path)?,
         None => matches::default_openings(),
