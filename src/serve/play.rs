@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -54,6 +54,9 @@ struct Store {
     next_id: u64,
     /// The game being searched and the flags that stop its search.
     running: Option<(u64, Control)>,
+    /// Searches queued for the engine thread whose game still wants them: a job left
+    /// behind by a removed or taken-back game no longer counts against the queue.
+    waiting: usize,
 }
 
 struct Job {
@@ -69,7 +72,7 @@ struct Job {
 /// The games and the engine thread.
 pub struct Play {
     store: Arc<Mutex<Store>>,
-    jobs: SyncSender<Job>,
+    jobs: Sender<Job>,
     factory: Arc<Factory>,
     options: PlayOptions,
 }
@@ -85,8 +88,9 @@ impl Play {
             games: HashMap::new(),
             next_id: 1,
             running: None,
+            waiting: 0,
         }));
-        let (jobs, rx) = sync_channel(options.queue.max(1));
+        let (jobs, rx) = channel();
         let thread_store = store.clone();
         let thread_factory = factory.clone();
         std::thread::Builder::new()
@@ -216,6 +220,7 @@ impl Play {
         };
         game.moves.truncate(cut);
         game.generation += 1;
+        let was_queued = game.status == Status::Queued;
         game.status = Status::Human;
         game.thought = None;
         game.error = None;
@@ -223,7 +228,10 @@ impl Play {
             control.stop.store(true, Ordering::SeqCst);
             control.notify();
         }
-        Ok(state(id, game))
+        if was_queued {
+            store.waiting = store.waiting.saturating_sub(1);
+        }
+        Ok(state(id, &store.games[&id]))
     }
 
     /// Ends game `id` (stopping its search).
@@ -233,16 +241,20 @@ impl Play {
             control.stop.store(true, Ordering::SeqCst);
             control.notify();
         }
-        store
+        let game = store
             .games
             .remove(&id)
             .ok_or_else(|| ApiError::not_found(format!("no game {id}")))?;
+        if game.status == Status::Queued {
+            store.waiting = store.waiting.saturating_sub(1);
+        }
         Ok(json!({ "id": id, "removed": true }))
     }
 
     /// Queues a search when it is the engine's turn in game `id` (the caller holds the
     /// store); a full queue is an error and nothing is queued.
     fn engine_turn(&self, store: &mut Store, id: u64) -> Result<(), ApiError> {
+        let full = store.waiting >= self.options.queue.max(1);
         let game = game_mut(store, id)?;
         let (pos, history) = game.replay();
         if pos.turn() == game.human || outcome(&pos, &history).is_some() {
@@ -258,16 +270,19 @@ impl Play {
             evaluator: game.evaluator.clone(),
             movetime: game.movetime,
         };
-        match self.jobs.try_send(job) {
+        if full {
+            return Err(ApiError::busy(
+                "the engine's queue is full; try again in a moment",
+            ));
+        }
+        match self.jobs.send(job) {
             Ok(()) => {
                 game.status = Status::Queued;
                 game.thought = None;
+                store.waiting += 1;
                 Ok(())
             }
-            Err(TrySendError::Full(_)) => Err(ApiError::busy(
-                "the engine's queue is full; try again in a moment",
-            )),
-            Err(TrySendError::Disconnected(_)) => Err(ApiError {
+            Err(_) => Err(ApiError {
                 status: 500,
                 message: "the engine thread has stopped".into(),
             }),
@@ -319,11 +334,12 @@ fn engine_thread(rx: Receiver<Job>, store: Arc<Mutex<Store>>, factory: Arc<Facto
                 cache.players.push((key, player, last_game));
                 continue;
             };
-            if game.generation != job.generation {
+            if game.generation != job.generation || game.status != Status::Queued {
                 cache.players.push((key, player, last_game));
                 continue;
             }
             game.status = Status::Thinking;
+            s.waiting = s.waiting.saturating_sub(1);
             let control = player.control();
             control.stop.store(false, Ordering::SeqCst);
             s.running = Some((job.id, control));
@@ -391,11 +407,16 @@ fn engine_thread(rx: Receiver<Job>, store: Arc<Mutex<Store>>, factory: Arc<Facto
 
 fn fail(store: &Mutex<Store>, job: &Job, message: String) {
     let mut s = lock(store);
+    let mut was_queued = false;
     if let Some(g) = s.games.get_mut(&job.id)
         && g.generation == job.generation
     {
+        was_queued = g.status == Status::Queued;
         g.status = Status::Human;
         g.error = Some(message);
+    }
+    if was_queued {
+        s.waiting = s.waiting.saturating_sub(1);
     }
 }
 
