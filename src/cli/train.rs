@@ -8,6 +8,7 @@ use std::time::Instant;
 use anyhow::Context;
 use chessgraph::db::labels::LabelChoice;
 use chessgraph::fit::metrics::fit_k;
+use chessgraph::nnue::FeatureSet;
 use chessgraph::nnue::train::{self, Options, Progress, data};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -17,6 +18,9 @@ pub struct Args {
     /// Write the trained network here (chessgraph's binary NNUE format).
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
+    /// Inputs: `threats` (pieces, and each piece again when attacked and when en prise: 2,304) or `pieces` (768).
+    #[arg(long, value_enum, default_value = "threats", value_name = "SET")]
+    features: FeatureSet,
     /// Hidden units H of the first layer.
     #[arg(long, default_value_t = 256, value_name = "H")]
     hidden: usize,
@@ -76,7 +80,8 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     let load_start = Instant::now();
     let labels = LabelChoice::parse(&args.labels)?;
-    let set = data::load(&conn, &labels).context("reading the labelled positions")?;
+    let set =
+        data::load(&conn, &labels, args.features).context("reading the labelled positions")?;
     anyhow::ensure!(
         !set.train.is_empty(),
         "the database {} has no labelled positions in its train part (import labelled \
@@ -124,6 +129,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         }
     };
     let opts = Options {
+        features: args.features,
         hidden: args.hidden,
         epochs: args.epochs,
         batch: args.batch,
@@ -138,8 +144,10 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let threads = rayon::current_num_threads();
     writeln!(
         out,
-        "training 768 → {} → 1 (SCReLU) for {} epochs, batch {}, AdamW lr {} → {} (cosine), weight decay {}, λ {}, mirroring {}, seed {}, {} threads",
+        "training {} → {} → 1 (SCReLU, {} inputs) for {} epochs, batch {}, AdamW lr {} → {} (cosine), weight decay {}, λ {}, mirroring {}, seed {}, {} threads",
+        opts.features.inputs(),
         opts.hidden,
+        format!("{:?}", opts.features).to_lowercase(),
         opts.epochs,
         opts.batch,
         opts.lr,

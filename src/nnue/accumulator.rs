@@ -9,7 +9,8 @@
 use shakmaty::{Color, Move, Position};
 
 use super::Network;
-use super::features::Delta;
+use super::features::{Delta, mirror};
+use super::threats::{ThreatList, threats};
 
 /// The hidden layer's pre-activations from both perspectives.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,9 +55,10 @@ impl AccumulatorStack {
         self.plies.is_empty()
     }
 
-    /// Computes ply `ply` from scratch (the root of a search).
+    /// Computes ply `ply` from scratch (the root of a search): biases and piece features
+    /// (a network with threat inputs adds those per evaluation).
     pub fn refresh(&mut self, net: &Network, ply: usize, pos: &impl Position) {
-        net.refresh(pos, &mut self.plies[ply]);
+        net.refresh_pieces(pos, &mut self.plies[ply]);
     }
 
     /// Writes ply `ply + 1` as ply `ply` after `m`, played by `us`.
@@ -96,6 +98,100 @@ impl AccumulatorStack {
     /// The accumulator at `ply`.
     pub fn get(&self, ply: usize) -> &Accumulator {
         &self.plies[ply]
+    }
+}
+
+/// The threat features' share of the first layer, per ply, for networks with threat
+/// inputs. Threats depend on the whole board, so a ply's list is recomputed when the ply is
+/// evaluated, and its accumulator (weights only, no biases) is the nearest evaluated
+/// ancestor's plus the rows of the features that appeared minus those that went — a move
+/// usually changes a handful.
+#[derive(Clone, Debug)]
+pub struct ThreatStack {
+    plies: Vec<(ThreatList, Accumulator)>,
+    /// Whether ply `p` holds the threats of the current line's position at `p`.
+    ok: Vec<bool>,
+}
+
+impl ThreatStack {
+    /// A stack of `plies` entries for `net`.
+    pub fn new(net: &Network, plies: usize) -> ThreatStack {
+        ThreatStack {
+            plies: vec![(ThreatList::default(), Accumulator::new(net.hidden())); plies],
+            ok: vec![false; plies],
+        }
+    }
+
+    /// The line starts at `board` (ply 0); every other ply is stale.
+    pub fn set_root(&mut self, net: &Network, board: &shakmaty::Board) {
+        self.ok.fill(false);
+        let (list, acc) = &mut self.plies[0];
+        *list = ThreatList::default();
+        acc.white.fill(0);
+        acc.black.fill(0);
+        self.ok[0] = true;
+        self.update(net, 0, board);
+    }
+
+    /// The position at `ply` changed (a move was made into it).
+    #[inline]
+    pub fn invalidate(&mut self, ply: usize) {
+        self.ok[ply] = false;
+    }
+
+    /// The threat accumulator of `board`, the position at `ply` of the current line.
+    pub fn update(&mut self, net: &Network, ply: usize, board: &shakmaty::Board) -> &Accumulator {
+        let new = threats(board);
+        if self.ok[ply] && self.plies[ply].0 == new {
+            return &self.plies[ply].1;
+        }
+        let from = (0..=ply).rev().find(|&q| self.ok[q]).unwrap_or(ply);
+        if from != ply {
+            let (before, after) = self.plies.split_at_mut(ply);
+            let (src, dst) = (&before[from], &mut after[0]);
+            dst.1.white.copy_from_slice(&src.1.white);
+            dst.1.black.copy_from_slice(&src.1.black);
+            dst.0 = src.0;
+        }
+        let (old, acc) = &mut self.plies[ply];
+        let (old, newer) = (old.as_slice(), new.as_slice());
+        let (mut i, mut j) = (0, 0);
+        while i < old.len() || j < newer.len() {
+            let (f, sign) = match (old.get(i), newer.get(j)) {
+                (Some(&a), Some(&b)) if a == b => {
+                    i += 1;
+                    j += 1;
+                    continue;
+                }
+                (Some(&a), Some(&b)) if a < b => {
+                    i += 1;
+                    (a, -1)
+                }
+                (Some(&a), None) => {
+                    i += 1;
+                    (a, -1)
+                }
+                (_, Some(&b)) => {
+                    j += 1;
+                    (b, 1)
+                }
+                (None, None) => unreachable!(),
+            };
+            let f = usize::from(f);
+            for (persp, row) in [(&mut acc.white, f), (&mut acc.black, mirror(f))] {
+                let w = net.feature_weights(row);
+                if sign > 0 {
+                    super::network::add_assign(persp, w);
+                } else {
+                    for (t, &x) in persp.iter_mut().zip(w) {
+                        *t = t.wrapping_sub(x);
+                    }
+                }
+            }
+        }
+        self.plies[ply].0 = new;
+        self.ok[ply] = true;
+        &self.plies[ply].1
     }
 }
 

@@ -1,4 +1,5 @@
-//! The network's inputs: one feature per piece, seen from a perspective.
+//! The network's inputs: one feature per piece, seen from a perspective, and optionally
+//! the threat features of [`super::threats`].
 //!
 //! From White's perspective a piece of colour `c` and role `r` on square `s` is feature
 //! `[c ≠ White]·384 + (r − 1)·64 + s`; from Black's, colours are swapped and the board is
@@ -7,9 +8,44 @@
 //! perspective (castling: king and rook each leave and arrive), which is what makes the
 //! first layer cheap to update.
 
+use serde::Serialize;
 use shakmaty::{Color, Move, Piece, Position, Role, Square};
 
-use super::INPUTS;
+use super::threats::{MAX_THREATS, threats};
+
+/// Piece-square inputs: 2 colours × 6 roles × 64 squares.
+pub const PIECE_INPUTS: usize = 768;
+
+/// Most active features of a position under any feature set.
+pub const MAX_FEATURES: usize = 32 + MAX_THREATS;
+
+/// Which inputs a network reads (stored in its file as the input count).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum FeatureSet {
+    /// 768 piece-square inputs.
+    Pieces,
+    /// The 768 piece-square inputs, then each piece again when it is attacked and when it
+    /// is en prise (2,304 inputs; [`super::threats`]).
+    Threats,
+}
+
+impl FeatureSet {
+    /// Number of inputs.
+    pub fn inputs(self) -> usize {
+        match self {
+            FeatureSet::Pieces => PIECE_INPUTS,
+            FeatureSet::Threats => 3 * PIECE_INPUTS,
+        }
+    }
+
+    /// The set with `inputs` inputs, if there is one.
+    pub fn from_inputs(inputs: usize) -> Option<FeatureSet> {
+        [FeatureSet::Pieces, FeatureSet::Threats]
+            .into_iter()
+            .find(|s| s.inputs() == inputs)
+    }
+}
 
 /// The feature index of `piece` on `sq` from `perspective`'s view.
 #[inline]
@@ -22,18 +58,34 @@ pub fn index(perspective: Color, piece: Piece, sq: Square) -> usize {
     relative * 384 + (piece.role as usize - 1) * 64 + sq
 }
 
-/// The same feature seen from the other perspective: colour swapped, board flipped.
+/// The same feature seen from the other perspective: colour swapped, board flipped (in
+/// any block of 768: threat features mirror like the piece they are about).
 #[inline]
 pub fn mirror(feature: usize) -> usize {
-    debug_assert!(feature < INPUTS);
-    ((feature + 384) % INPUTS) ^ 56
+    let (block, f) = (feature / PIECE_INPUTS, feature % PIECE_INPUTS);
+    block * PIECE_INPUTS + (((f + 384) % PIECE_INPUTS) ^ 56)
 }
 
-/// Every active feature of `pos` from White's perspective, in board order.
-pub fn active(pos: &impl Position) -> impl Iterator<Item = usize> + '_ {
+/// The piece features of `pos` from White's perspective, in board order.
+pub fn pieces(pos: &impl Position) -> impl Iterator<Item = usize> + '_ {
     pos.board()
         .iter()
         .map(|(sq, piece)| index(Color::White, piece, sq))
+}
+
+/// Every active feature of `pos` under `set` from White's perspective: the pieces in board
+/// order, then the threat features ascending.
+pub fn active(pos: &impl Position, set: FeatureSet) -> impl Iterator<Item = usize> + '_ {
+    let threat_list = match set {
+        FeatureSet::Pieces => None,
+        FeatureSet::Threats => Some(threats(pos.board())),
+    };
+    pieces(pos).chain(
+        threat_list
+            .into_iter()
+            .flat_map(|t| t.as_slice().to_vec())
+            .map(usize::from),
+    )
 }
 
 /// The pieces a move removes from and adds to the board, in board terms; the caller
@@ -126,9 +178,13 @@ mod tests {
         for (sq, p) in pos.board().iter() {
             let w = index(Color::White, p, sq);
             let b = index(Color::Black, p, sq);
-            assert!(w < INPUTS && b < INPUTS);
+            assert!(w < PIECE_INPUTS && b < PIECE_INPUTS);
             assert_eq!(mirror(w), b);
             assert_eq!(mirror(b), w);
+            for block in 1..3 {
+                let o = block * PIECE_INPUTS;
+                assert_eq!(mirror(o + w), o + b);
+            }
         }
         // The start position is symmetric: both perspectives see the same features.
         assert_eq!(

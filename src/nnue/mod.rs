@@ -4,12 +4,15 @@
 //!
 //! ```text
 //! 768 inputs (colour relative to the perspective × role × square, flipped for Black)
+//!   [+ 2 × 768 threat inputs: the same piece when attacked, when en prise]
 //!   → H hidden units, one weight matrix shared by both perspectives (the "feature transformer")
 //!   → SCReLU (clamp to [0, 1], square) of [side to move's H ‖ other side's H]
 //!   → 1 output, scaled by [`SCALE`] to centipawns from the side to move's view
 //! ```
 //!
 //! - [`features`]: the input encoding and the feature changes a move makes.
+//! - [`threats`]: the optional threat inputs (the attack graph's attacked / en prise
+//!   facts), recomputed per evaluated node.
 //! - [`network`]: the quantized network (int16 first layer, as engines use), its integer
 //!   forward pass and the versioned file format.
 //! - [`accumulator`]: the first layer's output kept per ply and updated incrementally on
@@ -19,13 +22,13 @@
 pub mod accumulator;
 pub mod features;
 pub mod network;
+pub mod threats;
 pub mod train;
 
 pub use accumulator::{Accumulator, AccumulatorStack};
+pub use features::FeatureSet;
 pub use network::{Network, NetworkError};
 
-/// Number of inputs: 2 colours × 6 roles × 64 squares.
-pub const INPUTS: usize = 768;
 /// Quantization of the first layer (weights, biases, accumulator): 1.0 ↦ `QA`.
 pub const QA: i32 = 255;
 /// Quantization of the output weights: 1.0 ↦ `QB`.

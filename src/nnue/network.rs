@@ -6,9 +6,9 @@
 //! | --- | --- |
 //! | 8 | magic `CGNNUE\r\n` |
 //! | 4 | format version, `1` |
-//! | 4 × 5 | inputs (768), hidden size H, QA (255), QB (64), SCALE (400) |
+//! | 4 × 5 | inputs I (768: pieces; 2,304: pieces and threats), hidden size H, QA (255), QB (64), SCALE (400) |
 //! | 4 + n | length n and n bytes of UTF-8 JSON provenance (database, positions, labels, epochs, losses, τ, date) |
-//! | 2 × 768·H | first-layer weights, `i16`, feature-major (the H weights of feature 0, then feature 1, …) |
+//! | 2 × I·H | first-layer weights, `i16`, feature-major (the H weights of feature 0, then feature 1, …) |
 //! | 2 × H | first-layer biases, `i16` |
 //! | 2 × 2H | output weights, `i16`: H for the side to move, then H for the other side |
 //! | 4 | output bias, `i32` (scale QA·QB) |
@@ -24,8 +24,8 @@ use std::path::Path;
 use shakmaty::{Color, Position};
 
 use super::accumulator::Accumulator;
-use super::features;
-use super::{INPUTS, QA, QB, SCALE};
+use super::features::{self, FeatureSet};
+use super::{QA, QB, SCALE};
 
 const MAGIC: &[u8; 8] = b"CGNNUE\r\n";
 /// The file format version this chessgraph reads and writes.
@@ -58,8 +58,9 @@ pub enum NetworkError {
 /// A quantized perspective network, ready for integer inference.
 #[derive(Clone, PartialEq)]
 pub struct Network {
+    features: FeatureSet,
     hidden: usize,
-    /// `INPUTS × hidden`, feature-major.
+    /// `inputs × hidden`, feature-major.
     pub(crate) ft_weights: Vec<i16>,
     pub(crate) ft_bias: Vec<i16>,
     /// `2 × hidden`: side to move first.
@@ -71,6 +72,7 @@ pub struct Network {
 impl fmt::Debug for Network {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Network")
+            .field("features", &self.features)
             .field("hidden", &self.hidden)
             .field("provenance", &self.provenance)
             .finish_non_exhaustive()
@@ -80,6 +82,7 @@ impl fmt::Debug for Network {
 impl Network {
     /// A network from quantized parts; `None` when the sizes do not fit together.
     pub fn from_parts(
+        features: FeatureSet,
         ft_weights: Vec<i16>,
         ft_bias: Vec<i16>,
         out_weights: Vec<i16>,
@@ -88,10 +91,11 @@ impl Network {
     ) -> Option<Network> {
         let hidden = ft_bias.len();
         (hidden > 0
-            && ft_weights.len() == INPUTS * hidden
+            && ft_weights.len() == features.inputs() * hidden
             && out_weights.len() == 2 * hidden
             && out_weights.iter().all(|&w| w.unsigned_abs() <= 127))
         .then_some(Network {
+            features,
             hidden,
             ft_weights,
             ft_bias,
@@ -99,6 +103,11 @@ impl Network {
             out_bias,
             provenance,
         })
+    }
+
+    /// The inputs it reads.
+    pub fn features(&self) -> FeatureSet {
+        self.features
     }
 
     /// Hidden size H.
@@ -127,11 +136,22 @@ impl Network {
         &self.ft_bias
     }
 
-    /// Computes the accumulator of `pos` from scratch (both perspectives).
+    /// Computes the accumulator of `pos` from scratch (both perspectives, every input).
     pub fn refresh(&self, pos: &impl Position, acc: &mut Accumulator) {
         acc.white.copy_from_slice(&self.ft_bias);
         acc.black.copy_from_slice(&self.ft_bias);
-        for f in features::active(pos) {
+        for f in features::active(pos, self.features) {
+            add_assign(&mut acc.white, self.feature_weights(f));
+            add_assign(&mut acc.black, self.feature_weights(features::mirror(f)));
+        }
+    }
+
+    /// The accumulator of `pos`'s piece features alone, plus the biases (the part the
+    /// engine updates move by move; threat features are added per evaluation).
+    pub fn refresh_pieces(&self, pos: &impl Position, acc: &mut Accumulator) {
+        acc.white.copy_from_slice(&self.ft_bias);
+        acc.black.copy_from_slice(&self.ft_bias);
+        for f in features::pieces(pos) {
             add_assign(&mut acc.white, self.feature_weights(f));
             add_assign(&mut acc.black, self.feature_weights(features::mirror(f)));
         }
@@ -219,12 +239,17 @@ impl Network {
             *h = r.u32().ok_or_else(|| truncated(&r))?;
         }
         let [inputs, hidden, qa, qb, scale] = header;
-        if (inputs as usize, qa as i32, qb as i32, scale as i32) != (INPUTS, QA, QB, SCALE) {
+        let set = FeatureSet::from_inputs(inputs as usize);
+        let Some(set) = set.filter(|_| (qa as i32, qb as i32, scale as i32) == (QA, QB, SCALE))
+        else {
             return Err(err(format!(
                 "layout inputs={inputs} QA={qa} QB={qb} SCALE={scale}, this chessgraph \
-                 uses inputs={INPUTS} QA={QA} QB={QB} SCALE={SCALE}"
+                 reads inputs={} or {} with QA={QA} QB={QB} SCALE={SCALE}",
+                FeatureSet::Pieces.inputs(),
+                FeatureSet::Threats.inputs()
             )));
-        }
+        };
+        let inputs = set.inputs();
         let hidden = hidden as usize;
         if hidden == 0 || hidden > MAX_HIDDEN {
             return Err(err(format!(
@@ -235,7 +260,7 @@ impl Network {
         let json = r.take(json_len).ok_or_else(|| truncated(&r))?;
         let provenance: serde_json::Value = serde_json::from_slice(json)
             .map_err(|e| err(format!("provenance is not valid JSON: {e}")))?;
-        let expected = r.at + 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4 + 8;
+        let expected = r.at + 2 * (inputs * hidden + hidden + 2 * hidden) + 4 + 8;
         if bytes.len() != expected {
             return Err(err(format!(
                 "{} bytes, but a network with hidden size {hidden} has {expected}{}",
@@ -247,7 +272,7 @@ impl Network {
                 }
             )));
         }
-        let ft_weights = r.i16s(INPUTS * hidden).ok_or_else(|| truncated(&r))?;
+        let ft_weights = r.i16s(inputs * hidden).ok_or_else(|| truncated(&r))?;
         let ft_bias = r.i16s(hidden).ok_or_else(|| truncated(&r))?;
         let out_weights = r.i16s(2 * hidden).ok_or_else(|| truncated(&r))?;
         let out_bias = r.u32().ok_or_else(|| truncated(&r))? as i32;
@@ -256,7 +281,7 @@ impl Network {
         if checksum != fnv1a64(&bytes[..body]) {
             return Err(err("checksum mismatch (the file is damaged)".into()));
         }
-        Network::from_parts(ft_weights, ft_bias, out_weights, out_bias, provenance)
+        Network::from_parts(set, ft_weights, ft_bias, out_weights, out_bias, provenance)
             .ok_or_else(|| err("an output weight is outside ±127".into()))
     }
 
@@ -267,7 +292,7 @@ impl Network {
         out.extend_from_slice(MAGIC);
         for v in [
             VERSION,
-            INPUTS as u32,
+            self.features.inputs() as u32,
             self.hidden as u32,
             QA as u32,
             QB as u32,
@@ -383,6 +408,11 @@ pub(crate) mod tests {
 
     /// A small network with pseudo-random weights (deterministic).
     pub(crate) fn random_network(hidden: usize, seed: u64) -> Network {
+        random_network_of(FeatureSet::Pieces, hidden, seed)
+    }
+
+    /// A small network of `set` with pseudo-random weights (deterministic).
+    pub(crate) fn random_network_of(set: FeatureSet, hidden: usize, seed: u64) -> Network {
         let mut s = seed;
         let mut next = |range: i32| {
             s = s
@@ -390,11 +420,14 @@ pub(crate) mod tests {
                 .wrapping_add(1442695040888963407);
             ((s >> 33) as i32).rem_euclid(2 * range + 1) - range
         };
-        let ft_weights = (0..INPUTS * hidden).map(|_| next(60) as i16).collect();
+        let ft_weights = (0..set.inputs() * hidden)
+            .map(|_| next(60) as i16)
+            .collect();
         let ft_bias = (0..hidden).map(|_| next(100) as i16).collect();
         let out_weights = (0..2 * hidden).map(|_| next(127) as i16).collect();
         let out_bias = next(5000);
         Network::from_parts(
+            set,
             ft_weights,
             ft_bias,
             out_weights,
@@ -406,6 +439,17 @@ pub(crate) mod tests {
 
     #[test]
     fn round_trip_and_damage() {
+        let threats = random_network_of(FeatureSet::Threats, 8, 5);
+        let back = Network::from_bytes(&threats.to_bytes(), "t").unwrap();
+        assert_eq!(back.features(), FeatureSet::Threats);
+        assert_eq!(back, threats);
+        let mut other_inputs = threats.to_bytes();
+        other_inputs[12] = 0x01; // 2304 = 0x0900 -> 0x0901
+        let e = Network::from_bytes(&other_inputs, "t")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("inputs=2305"), "{e}");
+
         let net = random_network(16, 7);
         let bytes = net.to_bytes();
         let back = Network::from_bytes(&bytes, "t").unwrap();
@@ -431,27 +475,31 @@ pub(crate) mod tests {
     fn evaluation_is_colour_symmetric() {
         // The mirrored position (colours swapped, board flipped) must get the same score
         // from the side to move's view: both perspectives share one weight matrix.
-        let net = random_network(32, 3);
-        for fen in [
-            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
-            "8/2P5/8/8/8/8/5p2/K6k b - - 0 1",
+        for net in [
+            random_network(32, 3),
+            random_network_of(FeatureSet::Threats, 32, 3),
         ] {
-            let pos: Chess = crate::data::fen::parse_position(fen).unwrap();
-            let flipped_fen = {
-                let mut board = pos.board().clone();
-                board.flip_vertical();
-                board.swap_colors();
-                let setup = shakmaty::Setup {
-                    board,
-                    turn: !pos.turn(),
-                    ..shakmaty::Setup::empty()
+            for fen in [
+                "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+                "8/2P5/8/8/8/8/5p2/K6k b - - 0 1",
+            ] {
+                let pos: Chess = crate::data::fen::parse_position(fen).unwrap();
+                let flipped_fen = {
+                    let mut board = pos.board().clone();
+                    board.flip_vertical();
+                    board.swap_colors();
+                    let setup = shakmaty::Setup {
+                        board,
+                        turn: !pos.turn(),
+                        ..shakmaty::Setup::empty()
+                    };
+                    shakmaty::fen::Fen::try_from_setup(setup)
+                        .unwrap()
+                        .to_string()
                 };
-                shakmaty::fen::Fen::try_from_setup(setup)
-                    .unwrap()
-                    .to_string()
-            };
-            let mirrored: Chess = crate::data::fen::parse_position(&flipped_fen).unwrap();
-            assert_eq!(net.evaluate(&pos), net.evaluate(&mirrored), "{fen}");
+                let mirrored: Chess = crate::data::fen::parse_position(&flipped_fen).unwrap();
+                assert_eq!(net.evaluate(&pos), net.evaluate(&mirrored), "{fen}");
+            }
         }
     }
 }

@@ -6,6 +6,10 @@
 //! nodes past their static evaluation) cost nothing, and every evaluated node costs one
 //! update per move since its evaluated ancestor — usually exactly one.
 //!
+//! A network with threat inputs keeps their share in a second stack
+//! ([`ThreatStack`]), recomputed from the board at each evaluated ply and updated by the
+//! difference from the nearest evaluated ancestor; the two are summed before the output.
+//!
 //! In debug builds every evaluation is checked against a full refresh, so the test suite
 //! proves the incremental path on whatever positions its searches reach.
 
@@ -14,7 +18,8 @@ use std::sync::Arc;
 use shakmaty::{Chess, Color, Move, Position};
 
 use super::MAX_PLY;
-use crate::nnue::{AccumulatorStack, Network};
+use crate::nnue::accumulator::ThreatStack;
+use crate::nnue::{Accumulator, AccumulatorStack, FeatureSet, Network};
 
 /// Accumulators of the current line.
 #[derive(Clone, Debug)]
@@ -25,6 +30,10 @@ pub struct NnueState {
     moves: Vec<(Color, Option<Move>)>,
     /// Plies `0..=valid` hold the accumulators of the current line.
     valid: usize,
+    /// The threat inputs' share, for a network that has them.
+    threats: Option<ThreatStack>,
+    /// Pieces + threats, for the output layer.
+    sum: Accumulator,
 }
 
 impl NnueState {
@@ -33,6 +42,9 @@ impl NnueState {
         NnueState {
             stack: AccumulatorStack::new(&net, MAX_PLY + 2),
             moves: vec![(Color::White, None); MAX_PLY + 2],
+            threats: (net.features() == FeatureSet::Threats)
+                .then(|| ThreatStack::new(&net, MAX_PLY + 2)),
+            sum: Accumulator::new(net.hidden()),
             net,
             valid: 0,
         }
@@ -42,6 +54,9 @@ impl NnueState {
     pub fn set_root(&mut self, root: &Chess) {
         self.stack.refresh(&self.net, 0, root);
         self.valid = 0;
+        if let Some(t) = &mut self.threats {
+            t.set_root(&self.net, root.board());
+        }
     }
 
     /// `us` played `m` (or a null move when `None`) at ply `ply`.
@@ -49,6 +64,9 @@ impl NnueState {
     pub fn make(&mut self, ply: usize, us: Color, m: Option<Move>) {
         self.moves[ply + 1] = (us, m);
         self.valid = self.valid.min(ply);
+        if let Some(t) = &mut self.threats {
+            t.invalidate(ply + 1);
+        }
     }
 
     /// The evaluation of `pos`, the position at ply `ply` of the current line, in
@@ -63,7 +81,30 @@ impl NnueState {
             }
             self.valid = p + 1;
         }
-        let v = self.stack.evaluate(&self.net, ply, pos.turn());
+        let v = match &mut self.threats {
+            None => self.stack.evaluate(&self.net, ply, pos.turn()),
+            Some(t) => {
+                let threat = t.update(&self.net, ply, pos.board());
+                let pieces = self.stack.get(ply);
+                for (s, (&p, &t)) in self
+                    .sum
+                    .white
+                    .iter_mut()
+                    .zip(pieces.white.iter().zip(&threat.white))
+                {
+                    *s = p.wrapping_add(t);
+                }
+                for (s, (&p, &t)) in self
+                    .sum
+                    .black
+                    .iter_mut()
+                    .zip(pieces.black.iter().zip(&threat.black))
+                {
+                    *s = p.wrapping_add(t);
+                }
+                self.net.output(&self.sum, pos.turn())
+            }
+        };
         debug_assert_eq!(
             v,
             self.net.evaluate(pos),
@@ -85,7 +126,12 @@ mod tests {
     /// every evaluation with a refresh, and the scores are the trainer's (same network).
     #[test]
     fn searches_evaluate_incrementally_like_a_refresh() {
-        let e = Arc::new(Evaluator::builtin("nnue").unwrap());
+        let threats = crate::nnue::network::tests::random_network_of(FeatureSet::Threats, 32, 5);
+        searches_like_a_refresh(Arc::new(Evaluator::builtin("nnue").unwrap()));
+        searches_like_a_refresh(Arc::new(Evaluator::from_network("threats", threats)));
+    }
+
+    fn searches_like_a_refresh(e: Arc<Evaluator>) {
         let mut searcher = Searcher::new(e.clone(), 4);
         let mut q = Quiescence::new(e.clone());
         let mut nodes = 0;

@@ -7,21 +7,20 @@ use shakmaty::{Chess, Color, Position};
 use crate::data::parse_position;
 use crate::db::labels::LabelChoice;
 use crate::fit::split::{self, Part};
-use crate::nnue::features;
+use crate::nnue::features::{self, FeatureSet};
 use crate::{Error, Result};
 
 /// Mate labels count as this many centipawns, and centipawn labels are clamped to it
 /// (the tuner's convention: beyond it σ(K·cp) is within 0.1 % of 0 or 1).
 pub const MATE_LABEL_CP: f32 = 2500.0;
 
-/// Most pieces on a legal board.
-pub const MAX_PIECES: usize = 32;
+pub use crate::nnue::features::MAX_FEATURES;
 
 /// One training position.
 #[derive(Copy, Clone, Debug)]
 pub struct Sample {
     /// Active features from White's perspective; the first `len` are used.
-    pub features: [u16; MAX_PIECES],
+    pub features: [u16; MAX_FEATURES],
     /// Number of used features.
     pub len: u8,
     /// Side to move.
@@ -35,17 +34,18 @@ pub struct Sample {
 }
 
 impl Sample {
-    /// Builds a sample from a position and its White-view label and result.
-    pub fn new(pos: &Chess, label_cp: f32, result: f32) -> Sample {
+    /// Builds a sample of `set`'s features from a position and its White-view label and
+    /// result.
+    pub fn new(pos: &Chess, set: FeatureSet, label_cp: f32, result: f32) -> Sample {
         let mut s = Sample {
-            features: [0; MAX_PIECES],
+            features: [0; MAX_FEATURES],
             len: 0,
             white_to_move: pos.turn() == Color::White,
             label_cp: label_cp.clamp(-MATE_LABEL_CP, MATE_LABEL_CP),
             result,
             mate: false,
         };
-        for f in features::active(pos).take(MAX_PIECES) {
+        for f in features::active(pos, set).take(MAX_FEATURES) {
             s.features[s.len as usize] = f as u16;
             s.len += 1;
         }
@@ -99,9 +99,9 @@ pub fn label_cp(eval_cp: Option<i64>, mate: Option<i64>) -> Option<f32> {
     }
 }
 
-/// Reads every position with a label of `labels` and its split part (assigning parts
-/// first).
-pub fn load(conn: &Connection, labels: &LabelChoice) -> Result<Dataset> {
+/// Reads every position with a label of `labels` as `set`'s features, with its split
+/// part (assigning parts first).
+pub fn load(conn: &Connection, labels: &LabelChoice, set: FeatureSet) -> Result<Dataset> {
     let mut rows = Vec::new();
     let mut unlabelled = 0;
     for r in split::labelled_rows(conn, labels)? {
@@ -118,7 +118,7 @@ pub fn load(conn: &Connection, labels: &LabelChoice) -> Result<Dataset> {
             let sample = parse_position(&fen)
                 .map(|pos| Sample {
                     mate: is_mate,
-                    ..Sample::new(&pos, label, result)
+                    ..Sample::new(&pos, set, label, result)
                 })
                 .map_err(|e| Error::Invalid(format!("stored position {fen:?}: {e}")));
             (part, sample)

@@ -2,7 +2,7 @@
 //! the rows of the features its positions have, so only those rows are cleared between
 //! batches and summed across threads; every other row is exactly zero.
 
-use crate::nnue::INPUTS;
+use crate::nnue::FeatureSet;
 
 use super::model::Params;
 
@@ -18,12 +18,12 @@ pub struct Gradient {
 }
 
 impl Gradient {
-    /// A zero gradient for a model with `hidden` units.
-    pub fn new(hidden: usize) -> Gradient {
+    /// A zero gradient for a model of `set` with `hidden` units.
+    pub fn new(set: FeatureSet, hidden: usize) -> Gradient {
         Gradient {
-            params: Params::zeros(hidden),
-            touched: vec![false; INPUTS],
-            rows: Vec::with_capacity(INPUTS),
+            params: Params::zeros(set, hidden),
+            touched: vec![false; set.inputs()],
+            rows: Vec::with_capacity(set.inputs()),
         }
     }
 

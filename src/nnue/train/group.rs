@@ -16,10 +16,10 @@
 //! the features in order; samples in order, White's perspective before Black's), so the
 //! results are the same bit for bit.
 
-use crate::nnue::INPUTS;
+use crate::nnue::FeatureSet;
 use crate::nnue::features::mirror;
 
-use super::data::{MAX_PIECES, Sample};
+use super::data::{MAX_FEATURES, Sample};
 use super::grad::Gradient;
 use super::kernels::{BLOCK, accumulate_block, accumulate_unit};
 use super::model::Params;
@@ -35,9 +35,9 @@ pub struct Group {
     /// Samples in the group.
     samples: usize,
     /// Per sample, the first-layer rows of its features: White's perspective.
-    white: Vec<[usize; MAX_PIECES]>,
+    white: Vec<[usize; MAX_FEATURES]>,
     /// The same, Black's perspective (mirrored features).
-    black: Vec<[usize; MAX_PIECES]>,
+    black: Vec<[usize; MAX_FEATURES]>,
     /// Per sample, the number of features and whether White is to move.
     info: Vec<(usize, bool)>,
     /// `2 · GROUP` slots of H: sample s's side to move in slot 2s, the other side in
@@ -53,17 +53,17 @@ pub struct Group {
 
 impl Group {
     /// An empty group for a model with `hidden` units.
-    pub fn new(hidden: usize) -> Group {
+    pub fn new(set: FeatureSet, hidden: usize) -> Group {
         Group {
             hidden,
             samples: 0,
-            white: vec![[0; MAX_PIECES]; GROUP],
-            black: vec![[0; MAX_PIECES]; GROUP],
+            white: vec![[0; MAX_FEATURES]; GROUP],
+            black: vec![[0; MAX_FEATURES]; GROUP],
             info: vec![(0, false); GROUP],
             vectors: vec![0.0; 2 * GROUP * hidden],
-            pairs: vec![(0, 0); 2 * GROUP * MAX_PIECES],
-            ends: vec![0; INPUTS],
-            sorted: vec![0; 2 * GROUP * MAX_PIECES],
+            pairs: vec![(0, 0); 2 * GROUP * MAX_FEATURES],
+            ends: vec![0; set.inputs()],
+            sorted: vec![0; 2 * GROUP * MAX_FEATURES],
         }
     }
 
@@ -163,8 +163,8 @@ impl Group {
 /// Sample i's rows: side to move's perspective, the other side's.
 #[inline(always)]
 fn perspectives<'a>(
-    white: &'a [[usize; MAX_PIECES]],
-    black: &'a [[usize; MAX_PIECES]],
+    white: &'a [[usize; MAX_FEATURES]],
+    black: &'a [[usize; MAX_FEATURES]],
     info: &[(usize, bool)],
     i: usize,
 ) -> (&'a [usize], &'a [usize]) {
@@ -221,17 +221,17 @@ mod tests {
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
         ]
         .iter()
-        .map(|f| Sample::new(&parse_position(f).unwrap(), 0.0, 0.5))
+        .map(|f| Sample::new(&parse_position(f).unwrap(), FeatureSet::Threats, 0.0, 0.5))
         .collect();
         for h in [8, 64, 100] {
-            let mut params = Params::zeros(h);
-            params.ft_w = values(INPUTS * h, 1);
+            let mut params = Params::zeros(FeatureSet::Threats, h);
+            params.ft_w = values(FeatureSet::Threats.inputs() * h, 1);
             params.ft_b = values(h, 2);
-            let mut grad = Gradient::new(h);
-            grad.params.ft_w = values(INPUTS * h, 9);
+            let mut grad = Gradient::new(FeatureSet::Threats, h);
+            grad.params.ft_w = values(FeatureSet::Threats.inputs() * h, 9);
             let mut plain = grad.params.ft_w.clone();
             let mut rows = std::collections::BTreeSet::new();
-            let mut group = Group::new(h);
+            let mut group = Group::new(FeatureSet::Threats, h);
             group.forward(&params, &samples);
             for (i, s) in samples.iter().enumerate() {
                 let white: Vec<usize> = s.white_features().iter().map(|&f| f as usize).collect();

@@ -23,7 +23,7 @@ use serde::Serialize;
 use shakmaty::Color;
 
 use crate::fit::metrics::kendall_tau_b;
-use crate::nnue::Network;
+use crate::nnue::{FeatureSet, Network};
 use crate::{Error, Result};
 
 use data::Sample;
@@ -34,6 +34,8 @@ use optim::{AdamW, cosine_lr};
 /// Training settings (every one printed and stored in the network's provenance).
 #[derive(Clone, Debug, Serialize)]
 pub struct Options {
+    /// The inputs (the samples must have been built with the same set).
+    pub features: FeatureSet,
     /// Hidden units H.
     pub hidden: usize,
     /// Passes over the training part.
@@ -61,6 +63,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Options {
         Options {
+            features: FeatureSet::Threats,
             hidden: 256,
             epochs: 20,
             batch: 16384,
@@ -150,8 +153,9 @@ pub fn train(
         return Err(Error::Invalid("batch and epochs must be at least 1".into()));
     }
     let threads = rayon::current_num_threads().max(1);
-    let mut params = Params::init(opts.hidden, opts.seed);
-    let mut adam = AdamW::new(opts.hidden, opts.weight_decay);
+    let set = opts.features;
+    let mut params = Params::init(set, opts.hidden, opts.seed);
+    let mut adam = AdamW::new(set, opts.hidden, opts.weight_decay);
     let mut rng = SplitMix(opts.seed ^ 0x5eed);
     let mut order: Vec<u32> = (0..train.len() as u32).collect();
     let batches = train.len().div_ceil(opts.batch);
@@ -160,8 +164,12 @@ pub fn train(
     let mut best: Option<(f64, usize, Params)> = None;
     let mut batch_buf: Vec<Sample> = Vec::with_capacity(opts.batch);
     // One gradient, scratch and loss per thread, kept across batches.
-    let mut grads: Vec<Gradient> = (0..threads).map(|_| Gradient::new(opts.hidden)).collect();
-    let mut scratches: Vec<Scratch> = (0..threads).map(|_| Scratch::new(opts.hidden)).collect();
+    let mut grads: Vec<Gradient> = (0..threads)
+        .map(|_| Gradient::new(set, opts.hidden))
+        .collect();
+    let mut scratches: Vec<Scratch> = (0..threads)
+        .map(|_| Scratch::new(set, opts.hidden))
+        .collect();
     let mut losses: Vec<f64> = Vec::with_capacity(threads);
     for epoch in 1..=opts.epochs {
         shuffle(&mut order, &mut rng);
@@ -258,7 +266,7 @@ fn float_loss(params: &Params, samples: &[Sample], opts: &Options) -> f64 {
     let sum: f64 = samples
         .par_chunks(4096)
         .map(|c| {
-            let mut scratch = Scratch::new(params.hidden);
+            let mut scratch = Scratch::new(params.features, params.hidden);
             c.iter()
                 .map(|s| {
                     let cp = params.predict_stm(s, &mut scratch);
@@ -345,7 +353,14 @@ mod tests {
         ];
         let set: Vec<Sample> = fens
             .iter()
-            .map(|&(f, l)| Sample::new(&parse_position(f).unwrap(), l, f32::NAN))
+            .map(|&(f, l)| {
+                Sample::new(
+                    &parse_position(f).unwrap(),
+                    FeatureSet::Threats,
+                    l,
+                    f32::NAN,
+                )
+            })
             .collect();
         let opts = Options {
             hidden: 16,
@@ -384,9 +399,10 @@ mod tests {
         ]
         .iter()
         .zip([30.0, 900.0, -900.0])
-        .map(|(f, l)| Sample::new(&parse_position(f).unwrap(), l, 0.5))
+        .map(|(f, l)| Sample::new(&parse_position(f).unwrap(), FeatureSet::Pieces, l, 0.5))
         .collect();
         let opts = Options {
+            features: FeatureSet::Pieces,
             hidden: 8,
             epochs: 5,
             batch: 2,

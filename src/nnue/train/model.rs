@@ -9,9 +9,9 @@
 //! in groups ([`super::group`]) to keep the rows it reads and writes in cache.
 
 use crate::nnue::features::mirror;
-use crate::nnue::{INPUTS, Network, QA, QB, SCALE};
+use crate::nnue::{FeatureSet, Network, QA, QB, SCALE};
 
-use super::data::{MAX_PIECES, Sample};
+use super::data::{MAX_FEATURES, Sample};
 use super::grad::Gradient;
 use super::group::{GROUP, Group};
 use super::kernels;
@@ -19,9 +19,11 @@ use super::kernels;
 /// The parameters (or their gradients) of a float network with `hidden` units.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Params {
+    /// The inputs.
+    pub features: FeatureSet,
     /// Hidden size H.
     pub hidden: usize,
-    /// First layer, `INPUTS × H`, feature-major.
+    /// First layer, `inputs × H`, feature-major.
     pub ft_w: Vec<f32>,
     /// First-layer biases, `H`.
     pub ft_b: Vec<f32>,
@@ -33,10 +35,11 @@ pub struct Params {
 
 impl Params {
     /// All zeros (a gradient buffer).
-    pub fn zeros(hidden: usize) -> Params {
+    pub fn zeros(features: FeatureSet, hidden: usize) -> Params {
         Params {
+            features,
             hidden,
-            ft_w: vec![0.0; INPUTS * hidden],
+            ft_w: vec![0.0; features.inputs() * hidden],
             ft_b: vec![0.0; hidden],
             out_w: vec![0.0; 2 * hidden],
             out_b: vec![0.0],
@@ -44,8 +47,8 @@ impl Params {
     }
 
     /// Random initial weights from `seed` (uniform, scaled by fan-in), zero biases.
-    pub fn init(hidden: usize, seed: u64) -> Params {
-        let mut p = Params::zeros(hidden);
+    pub fn init(features: FeatureSet, hidden: usize, seed: u64) -> Params {
+        let mut p = Params::zeros(features, hidden);
         let mut rng = SplitMix(seed);
         // ~30 active inputs per position: keep the initial accumulators O(1).
         let ft_scale = 1.0 / 32f32.sqrt();
@@ -211,6 +214,7 @@ impl Params {
     pub fn quantize(&self, provenance: serde_json::Value) -> Network {
         let q = |w: f32, s: i32| (w * s as f32).round() as i16;
         Network::from_parts(
+            self.features,
             self.ft_w.iter().map(|&w| q(w, QA)).collect(),
             self.ft_b.iter().map(|&w| q(w, QA)).collect(),
             self.out_w.iter().map(|&w| q(w, QB)).collect(),
@@ -235,9 +239,9 @@ pub fn target(s: &Sample, k: f32, lambda: f32) -> f32 {
 #[derive(Clone, Debug)]
 pub struct Scratch {
     /// The first-layer rows of the sample's features, White's perspective.
-    white: [usize; MAX_PIECES],
+    white: [usize; MAX_FEATURES],
     /// The same for Black's perspective (mirrored features).
-    black: [usize; MAX_PIECES],
+    black: [usize; MAX_FEATURES],
     us: Vec<f32>,
     them: Vec<f32>,
     /// The first layer of a group of samples.
@@ -246,14 +250,14 @@ pub struct Scratch {
 }
 
 impl Scratch {
-    /// Buffers for a model with `hidden` units.
-    pub fn new(hidden: usize) -> Scratch {
+    /// Buffers for a model of `set` with `hidden` units.
+    pub fn new(set: FeatureSet, hidden: usize) -> Scratch {
         Scratch {
-            white: [0; MAX_PIECES],
-            black: [0; MAX_PIECES],
+            white: [0; MAX_FEATURES],
+            black: [0; MAX_FEATURES],
             us: vec![0.0; hidden],
             them: vec![0.0; hidden],
-            group: Group::new(hidden),
+            group: Group::new(set, hidden),
             out: 0.0,
         }
     }
@@ -310,26 +314,32 @@ mod tests {
             ),
         ]
         .iter()
-        .map(|&(fen, l, r)| Sample::new(&parse_position(fen).unwrap(), l, r))
+        .map(|&(fen, l, r)| Sample::new(&parse_position(fen).unwrap(), FeatureSet::Pieces, l, r))
         .collect()
     }
 
     /// The analytic gradient agrees with finite differences on every kind of parameter.
     #[test]
     fn gradient_matches_finite_differences() {
-        let mut m = Params::init(8, 5);
+        let mut m = Params::init(FeatureSet::Pieces, 8, 5);
         for b in &mut m.ft_b {
             *b = 0.3; // keep units inside (0, 1) where SCReLU is smooth
         }
         let set = samples();
         let (k, lambda) = (0.006, 0.25);
-        let mut scratch = Scratch::new(8);
-        let mut grad = Gradient::new(8);
+        let mut scratch = Scratch::new(FeatureSet::Pieces, 8);
+        let mut grad = Gradient::new(FeatureSet::Pieces, 8);
         m.backward(&set, k, lambda, &mut grad, &mut scratch);
         let grad = grad.params;
         let loss = |m: &Params| {
-            let mut g = Gradient::new(8);
-            m.backward(&set, k, lambda, &mut g, &mut Scratch::new(8)) as f32
+            let mut g = Gradient::new(FeatureSet::Pieces, 8);
+            m.backward(
+                &set,
+                k,
+                lambda,
+                &mut g,
+                &mut Scratch::new(FeatureSet::Pieces, 8),
+            ) as f32
         };
         let f = set[1].white_features()[0] as usize;
         let checks: [(usize, usize); 4] = [(0, f * 8 + 3), (1, 2), (2, 5), (3, 0)];
@@ -351,20 +361,20 @@ mod tests {
     /// The quantized network evaluates like the float model, within quantization error.
     #[test]
     fn quantized_network_tracks_the_float_model() {
-        let mut m = Params::init(32, 9);
+        let mut m = Params::init(FeatureSet::Threats, 32, 9);
         // Output weights of a trained net's size (quantization steps are 1/64).
         let mut rng = SplitMix(4);
         for w in &mut m.out_w {
             *w = rng.uniform() * 1.5;
         }
         let net = m.quantize(serde_json::json!({}));
-        let mut scratch = Scratch::new(32);
+        let mut scratch = Scratch::new(FeatureSet::Threats, 32);
         for fen in [
             "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
         ] {
             let pos = parse_position(fen).unwrap();
-            let s = Sample::new(&pos, 0.0, 0.5);
+            let s = Sample::new(&pos, FeatureSet::Threats, 0.0, 0.5);
             let float = m.predict_stm(&s, &mut scratch);
             let int = net.evaluate(&pos) as f32;
             // Output weights are quantized in steps of 1/64: a few percent.

@@ -3,6 +3,7 @@
 
 use super::grad::Gradient;
 use super::model::Params;
+use crate::nnue::FeatureSet;
 
 /// AdamW's state and settings.
 #[derive(Clone, Debug)]
@@ -19,11 +20,11 @@ pub struct AdamW {
 }
 
 impl AdamW {
-    /// Fresh state for a model with `hidden` units.
-    pub fn new(hidden: usize, weight_decay: f32) -> AdamW {
+    /// Fresh state for a model of `set` with `hidden` units.
+    pub fn new(set: FeatureSet, hidden: usize, weight_decay: f32) -> AdamW {
         AdamW {
-            m: Params::zeros(hidden),
-            v: Params::zeros(hidden),
+            m: Params::zeros(set, hidden),
+            v: Params::zeros(set, hidden),
             step: 0,
             weight_decay,
             beta1: 0.9,
@@ -247,15 +248,15 @@ pub fn cosine_lr(lr: f32, final_fraction: f32, step: usize, total: usize) -> f32
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nnue::INPUTS;
+    use crate::nnue::FeatureSet;
 
     #[test]
     fn adamw_minimizes_a_quadratic() {
-        let mut p = Params::zeros(1);
+        let mut p = Params::zeros(FeatureSet::Pieces, 1);
         p.out_b[0] = 3.0;
-        let mut opt = AdamW::new(1, 0.0);
+        let mut opt = AdamW::new(FeatureSet::Pieces, 1, 0.0);
         for _ in 0..2000 {
-            let mut g = Params::zeros(1);
+            let mut g = Params::zeros(FeatureSet::Pieces, 1);
             g.out_b[0] = 2.0 * (p.out_b[0] - 1.0);
             opt.step_dense(&mut p, &g, 1.0, 0.01, f32::INFINITY);
         }
@@ -279,15 +280,21 @@ mod tests {
         ]
         .iter()
         .zip([30.0, 900.0, -800.0, 0.0, -150.0, 500.0])
-        .map(|(f, l)| Sample::new(&parse_position(f).unwrap(), l, f32::NAN))
+        .map(|(f, l)| Sample::new(&parse_position(f).unwrap(), FeatureSet::Pieces, l, f32::NAN))
         .collect();
         // H = 72: a full block of 64 units and a partial one.
         let h = 72;
-        let mut dense = Params::init(h, 3);
+        let mut dense = Params::init(FeatureSet::Pieces, h, 3);
         let mut sparse = dense.clone();
-        let (mut adam_d, mut adam_s) = (AdamW::new(h, 0.01), AdamW::new(h, 0.01));
-        let mut grads = vec![Gradient::new(h), Gradient::new(h)];
-        let mut scratch = Scratch::new(h);
+        let (mut adam_d, mut adam_s) = (
+            AdamW::new(FeatureSet::Pieces, h, 0.01),
+            AdamW::new(FeatureSet::Pieces, h, 0.01),
+        );
+        let mut grads = vec![
+            Gradient::new(FeatureSet::Pieces, h),
+            Gradient::new(FeatureSet::Pieces, h),
+        ];
+        let mut scratch = Scratch::new(FeatureSet::Pieces, h);
         // Batches of 3, 1 and 2 positions (split over two "threads" where possible),
         // visited twice so that rows go untouched for a while and come back.
         let batches: [&[Sample]; 6] = [
@@ -312,13 +319,13 @@ mod tests {
             let scale = 1.0 / batch.len() as f32;
             adam_d.step_dense(&mut dense, &sum, scale, lr, 1.5);
             adam_s.step(&mut sparse, &grads[..used], scale, lr, 1.5);
-            assert!(grads[0].touched_rows() < INPUTS / 4);
+            assert!(grads[0].touched_rows() < FeatureSet::Pieces.inputs() / 4);
             assert_eq!(sparse, dense, "parameters after step {step}");
             assert_eq!(adam_s.m, adam_d.m, "first moments after step {step}");
             assert_eq!(adam_s.v, adam_d.v, "second moments after step {step}");
         }
         // The rows no batch touched moved too: weight decay and momentum.
-        assert_ne!(sparse, Params::init(h, 3));
+        assert_ne!(sparse, Params::init(FeatureSet::Pieces, h, 3));
     }
 
     #[test]

@@ -1,0 +1,233 @@
+//! Threat inputs: the attack graph's first fact about each piece, as network features.
+//!
+//! A network of 768 piece-square inputs cannot see that a piece is attacked: that is a
+//! relation between two pieces, and one hidden layer learns relations only by spending
+//! units on each pattern. The scores a network learns from are search scores, and the
+//! commonest thing a search sees that a static evaluation does not is a piece that can be
+//! taken. So the `threats` feature set adds, for every piece, two more features in the
+//! same colour × role × square layout (the [`super::features::index`] of the piece, offset
+//! by a block):
+//!
+//! - block 1, **attacked**: an enemy piece attacks its square (for a king: check);
+//! - block 2, **en prise**: attacked by a cheaper enemy piece, or attacked and not defended
+//!   (pawn 1, knight and bishop 3, rook 5, queen 9; kings are never en prise).
+//!
+//! Attacks are the board's pseudo-attacks (pins ignored, no x-rays), as in `analyze`'s
+//! graph. The features depend on the whole board, so a move can change many of them; the
+//! engine recomputes the list at each evaluated node from per-side attack maps (about 16
+//! table lookups a side) and updates a separate accumulator by the difference from the
+//! nearest evaluated ancestor ([`crate::search`]'s NNUE state).
+
+use shakmaty::{Bitboard, Board, Color, Role, attacks};
+
+use super::features::{PIECE_INPUTS, index};
+
+/// Most threat features a position can have: every piece but the kings en prise, and all
+/// attacked (32 + 30).
+pub const MAX_THREATS: usize = 62;
+
+/// A position's threat features from White's perspective, in ascending order.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ThreatList {
+    features: [u16; MAX_THREATS],
+    len: u8,
+}
+
+impl Default for ThreatList {
+    fn default() -> ThreatList {
+        ThreatList {
+            features: [0; MAX_THREATS],
+            len: 0,
+        }
+    }
+}
+
+impl ThreatList {
+    /// The features.
+    pub fn as_slice(&self) -> &[u16] {
+        &self.features[..usize::from(self.len)]
+    }
+
+    fn push(&mut self, f: usize) {
+        self.features[usize::from(self.len)] = f as u16;
+        self.len += 1;
+    }
+}
+
+/// The squares one side attacks: all of them, and those attacked by pieces worth less
+/// than a knight, a rook and a queen.
+struct AttackMaps {
+    all: Bitboard,
+    below_minor: Bitboard,
+    below_rook: Bitboard,
+    below_queen: Bitboard,
+}
+
+impl AttackMaps {
+    fn of(board: &Board, side: Color) -> AttackMaps {
+        let occ = board.occupied();
+        let ours = board.by_color(side);
+        let union = |role: Role, f: &dyn Fn(shakmaty::Square) -> Bitboard| {
+            (board.by_role(role) & ours)
+                .into_iter()
+                .fold(Bitboard::EMPTY, |acc, sq| acc | f(sq))
+        };
+        let pawns = union(Role::Pawn, &|sq| attacks::pawn_attacks(side, sq));
+        let knights = union(Role::Knight, &|sq| attacks::knight_attacks(sq));
+        let bishops = union(Role::Bishop, &|sq| attacks::bishop_attacks(sq, occ));
+        let rooks = union(Role::Rook, &|sq| attacks::rook_attacks(sq, occ));
+        let queens = union(Role::Queen, &|sq| attacks::queen_attacks(sq, occ));
+        let kings = union(Role::King, &|sq| attacks::king_attacks(sq));
+        let below_rook = pawns | knights | bishops;
+        AttackMaps {
+            all: below_rook | rooks | queens | kings,
+            below_minor: pawns,
+            below_rook,
+            below_queen: below_rook | rooks,
+        }
+    }
+
+    /// Squares attacked by a piece worth less than `role`.
+    fn cheaper_than(&self, role: Role) -> Bitboard {
+        match role {
+            Role::Pawn | Role::King => Bitboard::EMPTY,
+            Role::Knight | Role::Bishop => self.below_minor,
+            Role::Rook => self.below_rook,
+            Role::Queen => self.below_queen,
+        }
+    }
+}
+
+/// The threat features of `board` from White's perspective, ascending (feature indices
+/// count from 0 at the first piece feature: block 1 starts at 768, block 2 at 1536).
+pub fn threats(board: &Board) -> ThreatList {
+    let maps = [
+        AttackMaps::of(board, Color::White),
+        AttackMaps::of(board, Color::Black),
+    ];
+    let mut attacked = ThreatList::default();
+    let mut en_prise = ThreatList::default();
+    let mut by_square: Vec<(usize, bool)> = Vec::with_capacity(32);
+    for (sq, piece) in board {
+        let (own, enemy) = match piece.color {
+            Color::White => (&maps[0], &maps[1]),
+            Color::Black => (&maps[1], &maps[0]),
+        };
+        if !enemy.all.contains(sq) {
+            continue;
+        }
+        let hanging = piece.role != Role::King
+            && (!own.all.contains(sq) || enemy.cheaper_than(piece.role).contains(sq));
+        by_square.push((index(Color::White, piece, sq), hanging));
+    }
+    // Ascending order: block 1 before block 2, and within a block by piece feature.
+    by_square.sort_unstable_by_key(|&(f, _)| f);
+    for &(f, hanging) in &by_square {
+        attacked.push(PIECE_INPUTS + f);
+        if hanging {
+            en_prise.push(2 * PIECE_INPUTS + f);
+        }
+    }
+    for &f in en_prise.as_slice() {
+        attacked.push(usize::from(f));
+    }
+    attacked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::fen::parse_position;
+    use shakmaty::Position;
+
+    /// The definition, written the slow way with `attacks_to` for every piece.
+    fn reference(board: &Board) -> Vec<u16> {
+        let value = |r: Role| match r {
+            Role::Pawn => 1,
+            Role::Knight | Role::Bishop => 3,
+            Role::Rook => 5,
+            Role::Queen => 9,
+            Role::King => 100,
+        };
+        let occ = board.occupied();
+        let mut v = Vec::new();
+        for (sq, piece) in board {
+            let attackers = board.attacks_to(sq, !piece.color, occ);
+            if attackers.is_empty() {
+                continue;
+            }
+            let f = index(Color::White, piece, sq);
+            v.push((PIECE_INPUTS + f) as u16);
+            let defended = board.attacks_to(sq, piece.color, occ).any();
+            let cheapest = attackers
+                .into_iter()
+                .filter_map(|a| board.role_at(a))
+                .map(value)
+                .min()
+                .unwrap();
+            if piece.role != Role::King && (!defended || cheapest < value(piece.role)) {
+                v.push((2 * PIECE_INPUTS + f) as u16);
+            }
+        }
+        v.sort_unstable();
+        v
+    }
+
+    #[test]
+    fn attack_maps_agree_with_attacks_to_on_random_games() {
+        let mut rng = 0x2545_f491_4f6c_dd1d_u64;
+        let mut checked = 0;
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        ] {
+            for _ in 0..40 {
+                let mut pos = parse_position(fen).unwrap();
+                for _ in 0..60 {
+                    let t = threats(pos.board());
+                    assert_eq!(t.as_slice(), reference(pos.board()), "{}", pos.board());
+                    checked += 1;
+                    let moves = pos.legal_moves();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    rng ^= rng << 13;
+                    rng ^= rng >> 7;
+                    rng ^= rng << 17;
+                    pos.play_unchecked(moves[(rng % moves.len() as u64) as usize]);
+                }
+            }
+        }
+        assert!(checked > 5000, "{checked}");
+    }
+
+    #[test]
+    fn a_hanging_piece_and_a_defended_one() {
+        // White knight e5 attacked by the d6 pawn (cheaper): en prise though defended by
+        // d4; black rook a8 attacked by the g2 bishop and undefended: en prise; the black
+        // pawn d6 is attacked by nothing.
+        let pos = parse_position("r3k3/8/3p4/4N3/3P4/8/6B1/4K3 w - - 0 1").unwrap();
+        let t = threats(pos.board());
+        let n = index(
+            Color::White,
+            Role::Knight.of(Color::White),
+            shakmaty::Square::E5,
+        );
+        let r = index(
+            Color::White,
+            Role::Rook.of(Color::Black),
+            shakmaty::Square::A8,
+        );
+        let p = index(
+            Color::White,
+            Role::Pawn.of(Color::Black),
+            shakmaty::Square::D6,
+        );
+        let has = |f: usize| t.as_slice().contains(&(f as u16));
+        assert!(has(PIECE_INPUTS + n) && has(2 * PIECE_INPUTS + n));
+        assert!(has(PIECE_INPUTS + r) && has(2 * PIECE_INPUTS + r));
+        assert!(!has(PIECE_INPUTS + p) && !has(2 * PIECE_INPUTS + p));
+        assert_eq!(t.as_slice().len(), 4);
+    }
+}
