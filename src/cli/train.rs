@@ -21,6 +21,12 @@ pub struct Args {
     /// Inputs: `threats` (pieces, and each piece again when attacked and when en prise: 2,304) or `pieces` (768).
     #[arg(long, value_enum, default_value = "threats", value_name = "SET")]
     features: FeatureSet,
+    /// Start from this network's weights (fine-tuning, e.g. on --source); it must have the same --features and --hidden.
+    #[arg(long, value_name = "FILE")]
+    init: Option<PathBuf>,
+    /// Train only on positions of this source: an id (see `chessgraph stats`) or the beginning of source paths (repeatable; default all).
+    #[arg(long, value_name = "SOURCE")]
+    source: Vec<String>,
     /// Hidden units H of the first layer.
     #[arg(long, default_value_t = 256, value_name = "H")]
     hidden: usize,
@@ -80,8 +86,15 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     let load_start = Instant::now();
     let labels = LabelChoice::parse(&args.labels)?;
-    let set =
-        data::load(&conn, &labels, args.features).context("reading the labelled positions")?;
+    let init = match &args.init {
+        None => None,
+        Some(path) => Some(std::sync::Arc::new(
+            chessgraph::nnue::Network::load(path)
+                .with_context(|| format!("--init {}", path.display()))?,
+        )),
+    };
+    let set = data::load(&conn, &labels, &args.source, args.features)
+        .context("reading the labelled positions")?;
     anyhow::ensure!(
         !set.train.is_empty(),
         "the database {} has no labelled positions in its train part (import labelled \
@@ -140,6 +153,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         k,
         seed: args.seed,
         mirror: !args.no_mirror,
+        init,
     };
     let threads = rayon::current_num_threads();
     writeln!(
@@ -218,6 +232,11 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             "test": set.test.len(),
         },
         "options": opts,
+        "init": args.init.as_ref().map(|p| p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned()
+        )),
+        "sources": args.source,
         "threads": threads,
         "epochs": trained.epochs,
         "best_epoch": trained.best_epoch,

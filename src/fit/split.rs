@@ -225,12 +225,44 @@ pub struct LabelledRow {
 /// Every position, by id, with the label `labels` picks, its result and its split part
 /// (parts of new positions are stored first): what the learning tools read.
 pub fn labelled_rows(conn: &Connection, labels: &LabelChoice) -> Result<Vec<LabelledRow>> {
+    labelled_rows_from(conn, labels, &[])
+}
+
+/// [`labelled_rows`] of the positions first stored by the sources `sources` selects, each
+/// a source id or the beginning of source paths (all sources when empty); a selector that
+/// matches no source is an error.
+pub fn labelled_rows_from(
+    conn: &Connection,
+    labels: &LabelChoice,
+    sources: &[String],
+) -> Result<Vec<LabelledRow>> {
     labels.check(conn)?;
     ensure(conn)?;
+    let mut ids = Vec::new();
+    for sel in sources {
+        let matched: Vec<i64> = conn
+            .prepare(
+                "SELECT id FROM sources WHERE CAST(id AS TEXT) = ?1 OR substr(path, 1, length(?1)) = ?1",
+            )?
+            .query_map([sel], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        if matched.is_empty() {
+            return Err(Error::Invalid(format!(
+                "no source is {sel:?} or has a path starting with it (`chessgraph stats` lists them)"
+            )));
+        }
+        ids.extend(matched);
+    }
+    let filter = if ids.is_empty() {
+        String::new()
+    } else {
+        let list: Vec<String> = ids.iter().map(i64::to_string).collect();
+        format!(" WHERE p.source_id IN ({})", list.join(","))
+    };
     let sql = labels.sql();
     let mut stmt = conn.prepare(&format!(
         "SELECT p.fen, {}, {}, p.result, s.part \
-         FROM positions p JOIN splits s ON s.position_id = p.id{} ORDER BY p.id",
+         FROM positions p JOIN splits s ON s.position_id = p.id{}{filter} ORDER BY p.id",
         sql.eval_cp, sql.mate, sql.joins
     ))?;
     let mut out = Vec::new();

@@ -108,6 +108,51 @@ cgtest!(datagen_label_train_eval_end_to_end, |dir| {
     ]);
     assert!(out.contains("wrote tiny.nnue"), "{out}");
     assert!(out.contains("epoch   3"), "{out}");
+    assert!(
+        out.contains("2304 → 8 → 1"),
+        "threat inputs by default: {out}"
+    );
+
+    // Fine-tuning: start from the net, on one source's positions only.
+    let tune = |extra: &[&str]| {
+        let mut args = vec![
+            "train",
+            "--labels",
+            "fake",
+            "--hidden",
+            "8",
+            "--epochs",
+            "1",
+            "--batch",
+            "64",
+            "--threads",
+            "1",
+            "--out",
+            "tuned.nnue",
+        ];
+        args.extend_from_slice(extra);
+        dir.run(&args)
+    };
+    let out = tune(&["--init", "tiny.nnue", "--source", "datagen"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let labelled = dir.int("SELECT count(*) FROM labels WHERE labeller = 'fake'");
+    assert!(
+        text.contains(&format!("{labelled} labelled positions")),
+        "{text}"
+    );
+    let out = tune(&["--init", "tiny.nnue", "--source", "no-such-source"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no-such-source"), "{err}");
+    let out = tune(&["--init", "tiny.nnue", "--features", "pieces"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("2304 inputs") && err.contains("768"), "{err}");
     let net = dir.path().join("tiny.nnue");
     let out = dir.ok(&[
         "eval",

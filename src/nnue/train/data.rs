@@ -99,12 +99,17 @@ pub fn label_cp(eval_cp: Option<i64>, mate: Option<i64>) -> Option<f32> {
     }
 }
 
-/// Reads every position with a label of `labels` as `set`'s features, with its split
-/// part (assigning parts first).
-pub fn load(conn: &Connection, labels: &LabelChoice, set: FeatureSet) -> Result<Dataset> {
+/// Reads every position with a label of `labels` (of the `sources` selected, all when
+/// empty) as `set`'s features, with its split part (assigning parts first).
+pub fn load(
+    conn: &Connection,
+    labels: &LabelChoice,
+    sources: &[String],
+    set: FeatureSet,
+) -> Result<Dataset> {
     let mut rows = Vec::new();
     let mut unlabelled = 0;
-    for r in split::labelled_rows(conn, labels)? {
+    for r in split::labelled_rows_from(conn, labels, sources)? {
         let Some(label) = label_cp(r.eval_cp, r.mate) else {
             unlabelled += 1;
             continue;

@@ -58,6 +58,10 @@ pub struct Options {
     /// the network sees no castling rights, so the mirrored board is an equally valid
     /// example with the same label — twice the data for a net that overfits.
     pub mirror: bool,
+    /// Start from this network's weights instead of random ones (fine-tuning); its
+    /// inputs and hidden size must be `features` and `hidden`.
+    #[serde(skip)]
+    pub init: Option<std::sync::Arc<Network>>,
 }
 
 impl Default for Options {
@@ -74,6 +78,7 @@ impl Default for Options {
             k: 0.0079,
             seed: 1,
             mirror: true,
+            init: None,
         }
     }
 }
@@ -154,7 +159,21 @@ pub fn train(
     }
     let threads = rayon::current_num_threads().max(1);
     let set = opts.features;
-    let mut params = Params::init(set, opts.hidden, opts.seed);
+    let mut params = match &opts.init {
+        None => Params::init(set, opts.hidden, opts.seed),
+        Some(net) if net.features() == set && net.hidden() == opts.hidden => {
+            Params::from_network(net)
+        }
+        Some(net) => {
+            return Err(Error::Invalid(format!(
+                "the starting network has {} inputs and {} hidden units, the training asks for {} and {}",
+                net.features().inputs(),
+                net.hidden(),
+                set.inputs(),
+                opts.hidden
+            )));
+        }
+    };
     let mut adam = AdamW::new(set, opts.hidden, opts.weight_decay);
     let mut rng = SplitMix(opts.seed ^ 0x5eed);
     let mut order: Vec<u32> = (0..train.len() as u32).collect();

@@ -62,6 +62,23 @@ impl Params {
         p
     }
 
+    /// The float weights a quantized network stands for (to go on training it).
+    pub fn from_network(net: &Network) -> Params {
+        let qa = QA as f32;
+        Params {
+            features: net.features(),
+            hidden: net.hidden(),
+            ft_w: net.ft_weights.iter().map(|&w| f32::from(w) / qa).collect(),
+            ft_b: net.ft_bias.iter().map(|&w| f32::from(w) / qa).collect(),
+            out_w: net
+                .out_weights
+                .iter()
+                .map(|&w| f32::from(w) / QB as f32)
+                .collect(),
+            out_b: vec![net.out_bias as f32 / (QA * QB) as f32],
+        }
+    }
+
     /// The parameter slices in a fixed order (for the optimizer).
     pub fn slices_mut(&mut self) -> [&mut [f32]; 4] {
         [
