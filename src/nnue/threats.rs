@@ -107,25 +107,23 @@ pub fn threats(board: &Board) -> ThreatList {
     ];
     let mut attacked = ThreatList::default();
     let mut en_prise = ThreatList::default();
-    let mut by_square: Vec<(usize, bool)> = Vec::with_capacity(32);
-    for (sq, piece) in board {
-        let (own, enemy) = match piece.color {
-            Color::White => (&maps[0], &maps[1]),
-            Color::Black => (&maps[1], &maps[0]),
-        };
-        if !enemy.all.contains(sq) {
-            continue;
-        }
-        let hanging = piece.role != Role::King
-            && (!own.all.contains(sq) || enemy.cheaper_than(piece.role).contains(sq));
-        by_square.push((index(Color::White, piece, sq), hanging));
-    }
-    // Ascending order: block 1 before block 2, and within a block by piece feature.
-    by_square.sort_unstable_by_key(|&(f, _)| f);
-    for &(f, hanging) in &by_square {
-        attacked.push(PIECE_INPUTS + f);
-        if hanging {
-            en_prise.push(2 * PIECE_INPUTS + f);
+    // Colour (White first: relative colour 0 from White's view), then role, then square:
+    // the order of the piece feature index, so both lists come out ascending.
+    for (own, enemy, color) in [
+        (&maps[0], &maps[1], Color::White),
+        (&maps[1], &maps[0], Color::Black),
+    ] {
+        for role in Role::ALL {
+            let piece = role.of(color);
+            for sq in board.by_piece(piece) & enemy.all {
+                let f = index(Color::White, piece, sq);
+                attacked.push(PIECE_INPUTS + f);
+                if role != Role::King
+                    && (!own.all.contains(sq) || enemy.cheaper_than(role).contains(sq))
+                {
+                    en_prise.push(2 * PIECE_INPUTS + f);
+                }
+            }
         }
     }
     for &f in en_prise.as_slice() {
