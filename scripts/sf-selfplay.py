@@ -92,6 +92,7 @@ def main():
     ap.add_argument("--part", type=int, default=0)
     ap.add_argument("--parts", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--max-games", type=int, default=0, help="stop after this many (0: all)")
     args = ap.parse_args()
 
     rng = random.Random(args.seed)
@@ -107,6 +108,8 @@ def main():
                 starts.append(board.fen())
     skip = used_fens(args.exclude + [args.out])
     starts = [f for i, f in enumerate(starts) if i % args.parts == args.part and f not in skip]
+    if args.max_games:
+        starts = starts[: max(0, args.max_games - (len(used_fens([args.out]))))]
     print(f"{len(starts)} openings to play in part {args.part}/{args.parts}", file=sys.stderr)
 
     engine = chess.engine.SimpleEngine.popen_uci(args.engine)
