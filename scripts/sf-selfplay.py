@@ -8,15 +8,16 @@ evaluator needs (chessgraph's own games from random openings do not transfer; se
 README's "Neural evaluator"). This writes such games as PGN with Lichess `[%eval]` comments,
 which `chessgraph import` reads as labelled positions.
 
-Openings: the start positions (`[FEN]` tags) of the shared 699k set's games, minus those
-already used by earlier output files (`--exclude`), and each once more with one random legal
-move played (the shared sets do that for half their games). Stockfish at a fixed node count,
+Openings: the start positions (`[FEN]` tags) of the shared 699k set's games, each with
+`--variants` (2) different random legal moves played (the shared sets do that for half their
+games; the book starts alone would replay the shared games), minus those already used by
+earlier output files (`--exclude`). Stockfish at a fixed node count,
 one thread, `ucinewgame` before each game; draws by rule are claimed, 400-ply cap. A fixed-node
 search is deterministic, so each start is played once (playing it again with colours swapped,
 as `chessgraph match` does, repeats the game move for move).
 
 Usage: scripts/sf-selfplay.py --out games.pgn [--nodes 5000] [--part 0 --parts 2]
-       [--exclude old.pgn ...] [--engine /usr/games/stockfish] [--seed 1]
+       [--exclude old.pgn ...] [--engine /usr/games/stockfish] [--seed 1] [--variants 2]
 Runs until every opening of its part is played; killed and run again with the same --out,
 it skips the openings already in that file. Needs python-chess (pip install chess).
 Speed on the 2-core machine: see scripts/nnue-data.sh.
@@ -93,19 +94,22 @@ def main():
     ap.add_argument("--parts", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-games", type=int, default=0, help="stop after this many (0: all)")
+    ap.add_argument("--variants", type=int, default=2, help="random first moves per book start")
     args = ap.parse_args()
 
     rng = random.Random(args.seed)
     books = start_fens(args.shared)
+    # Not the book starts themselves: Stockfish at the shared set's node count would replay
+    # its games move for move. Each start with `--variants` different random legal moves.
     starts = []
     for fen in books:
-        starts.append(fen)
         board = chess.Board(fen)
         moves = list(board.legal_moves)
-        if moves:
-            board.push(rng.choice(moves))
-            if not board.is_game_over():
-                starts.append(board.fen())
+        for m in rng.sample(moves, min(args.variants, len(moves))):
+            child = board.copy()
+            child.push(m)
+            if not child.is_game_over():
+                starts.append(child.fen())
     skip = used_fens(args.exclude + [args.out])
     starts = [f for i, f in enumerate(starts) if i % args.parts == args.part and f not in skip]
     if args.max_games:
