@@ -375,6 +375,15 @@ mod tests {
         }
     }
 
+    /// A network read back into floats quantizes to itself: `train --init` starts exactly
+    /// where the file is.
+    #[test]
+    fn from_network_round_trips() {
+        let net = crate::nnue::network::tests::random_network_of(FeatureSet::Threats, 16, 2);
+        let back = Params::from_network(&net).quantize(net.provenance().clone());
+        assert_eq!(back, net);
+    }
+
     /// The quantized network evaluates like the float model, within quantization error.
     #[test]
     fn quantized_network_tracks_the_float_model() {
