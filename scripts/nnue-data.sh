@@ -60,4 +60,4 @@ cg --db "$db" train --labels "sf-d$depth,imported" --epochs "$epochs" --batch 40
 # The bar is measured on the shared sample's own database, as every other figure.
 cg --db "$sample" import "$shared/positions-200k.csv.zst" "$shared/games-200k.pgn.zst"
 cg --db "$sample" eval --evaluator material,seed003,reports/evaluator.json,nnue,"$dir/nnue-new.nnue"
-echo "to ship it: cp $dir/nnue-new.nnue assets/nnue/chessgraph.nnue && cargo build --release"
+echo "to ship it: zstd -19 -f $dir/nnue-new.nnue -o assets/nnue/chessgraph.nnue.zst && cargo build --release"

@@ -170,17 +170,24 @@ pub fn by_name(name: &str) -> Option<Evaluator> {
                 w,
             )
         }
-        "nnue" => {
-            let net = crate::nnue::Network::from_bytes(NNUE, "<built-in nnue>")
-                .expect("the built-in network is checked by a test");
-            Evaluator::from_network(name, net)
-        }
+        "nnue" => Evaluator::from_network(name, builtin_network().clone()),
         _ => return None,
     })
 }
 
-/// The built-in network's file.
-const NNUE: &[u8] = include_bytes!("../../assets/nnue/chessgraph.nnue");
+/// The built-in network's file, zstd-compressed (weight decay leaves small weights: the
+/// 1.2 MB file packs into ~430 kB).
+const NNUE_ZST: &[u8] = include_bytes!("../../assets/nnue/chessgraph.nnue.zst");
+
+/// The built-in network, decoded once.
+fn builtin_network() -> &'static crate::nnue::Network {
+    static NET: std::sync::OnceLock<crate::nnue::Network> = std::sync::OnceLock::new();
+    NET.get_or_init(|| {
+        let bytes = zstd::decode_all(NNUE_ZST).expect("the built-in network is checked by a test");
+        crate::nnue::Network::from_bytes(&bytes, "<built-in nnue>")
+            .expect("the built-in network is checked by a test")
+    })
+}
 
 #[cfg(test)]
 mod tests {

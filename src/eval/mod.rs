@@ -24,7 +24,7 @@
 //!   other weights equal in both phases). The tuner's starting point.
 //! * `seed003`: the study's bot: `simplified` + 3 × study mobility + 10 × study king
 //!   safety.
-//! * `nnue`: the network chessgraph trained itself (`assets/nnue/chessgraph.nnue`, built
+//! * `nnue`: the network chessgraph trained itself (`assets/nnue/chessgraph.nnue.zst`, built
 //!   into the binary; see [`crate::nnue`]).
 
 pub mod breakdown;
