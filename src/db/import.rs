@@ -224,12 +224,10 @@ pub fn import_file(
     })?;
     writer.flush_counters()?;
     // A game whose moves gave no stored position (no evals, all rejected, or not a game at
-    // all) leaves no row behind. A game's positions are stored under its own source, so the
-    // source's index finds them (`positions.game_id` has no index: a per-game lookup would
-    // scan the whole table once per game).
+    // all) leaves no row behind (`positions_game` makes each lookup an index probe).
     writer.tx.execute(
-        "DELETE FROM games WHERE source_id = ?1 AND id NOT IN \
-         (SELECT game_id FROM positions WHERE source_id = ?1 AND game_id IS NOT NULL)",
+        "DELETE FROM games WHERE source_id = ?1 \
+         AND NOT EXISTS (SELECT 1 FROM positions p WHERE p.game_id = games.id)",
         [source_id],
     )?;
     writer.tx.execute(

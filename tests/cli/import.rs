@@ -558,3 +558,23 @@ cgtest!(a_read_only_database_can_be_read, |dir| {
     }
     set(dir.path(), 0o700);
 });
+
+cgtest!(csv_then_pgn_of_the_same_positions_keeps_the_games, |dir| {
+    // The PGN's positions are already stored by the CSV: they take the game's result and
+    // id, so the game has positions (of another source) and must stay.
+    dir.create(
+        "p.csv",
+        "FEN,Evaluation\nrnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1,+30\n",
+    );
+    dir.create(
+        "g.pgn",
+        "[Result \"1-0\"]\n\n1. e4 { [%eval 0.3] } e5 { [%eval 0.2] } 1-0\n\n",
+    );
+    dir.ok(&["import", "p.csv"]);
+    dir.ok(&["import", "g.pgn"]);
+    assert_eq!(dir.int("SELECT count(*) FROM games"), 1);
+    assert_eq!(
+        dir.int("SELECT count(*) FROM positions WHERE game_id IS NOT NULL"),
+        2
+    );
+});
