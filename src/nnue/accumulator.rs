@@ -183,9 +183,7 @@ impl ThreatStack {
                 if sign > 0 {
                     super::network::add_assign(persp, w);
                 } else {
-                    for (t, &x) in persp.iter_mut().zip(w) {
-                        *t = t.wrapping_sub(x);
-                    }
+                    super::network::sub_assign(persp, w);
                 }
             }
         }
@@ -255,9 +253,7 @@ fn update_generic(
                 super::network::add_assign(to, a);
             }
             for s in sub.into_iter().flatten() {
-                for (t, &s) in to.iter_mut().zip(s) {
-                    *t = t.wrapping_sub(s);
-                }
+                super::network::sub_assign(to, s);
             }
         }
     }

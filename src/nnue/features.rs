@@ -80,12 +80,7 @@ pub fn active(pos: &impl Position, set: FeatureSet) -> impl Iterator<Item = usiz
         FeatureSet::Pieces => None,
         FeatureSet::Threats => Some(threats(pos.board())),
     };
-    pieces(pos).chain(
-        threat_list
-            .into_iter()
-            .flat_map(|t| t.as_slice().to_vec())
-            .map(usize::from),
-    )
+    pieces(pos).chain(threat_list.into_iter().flat_map(|t| t.into_indices()))
 }
 
 /// The pieces a move removes from and adds to the board, in board terms; the caller

@@ -331,6 +331,20 @@ pub(crate) fn add_assign(acc: &mut [i16], w: &[i16]) {
     }
 }
 
+/// `acc −= w`, element-wise (wrapping, as [`add_assign`]).
+pub(crate) fn sub_assign(acc: &mut [i16], w: &[i16]) {
+    for (a, &w) in acc.iter_mut().zip(w) {
+        *a = a.wrapping_sub(w);
+    }
+}
+
+/// `out = a + b`, element-wise (wrapping): two accumulator parts into one.
+pub(crate) fn add_into(out: &mut [i16], a: &[i16], b: &[i16]) {
+    for (o, (&a, &b)) in out.iter_mut().zip(a.iter().zip(b)) {
+        *o = a.wrapping_add(b);
+    }
+}
+
 /// `Σ clamp(a, 0, QA)² · w` over one perspective. `clamp(a) · w` fits an `i16` because
 /// `|w| ≤ 127` (the "lizard" SCReLU trick), so the compiler can use 16-bit multiplies
 /// with 32-bit pairwise sums; 64-element blocks keep the 32-bit partial sums exact.

@@ -48,6 +48,11 @@ impl ThreatList {
         &self.features[..usize::from(self.len)]
     }
 
+    /// The features as indices, consuming the (small, `Copy`) list without allocating.
+    pub fn into_indices(self) -> impl Iterator<Item = usize> {
+        (0..usize::from(self.len)).map(move |i| usize::from(self.features[i]))
+    }
+
     fn push(&mut self, f: usize) {
         self.features[usize::from(self.len)] = f as u16;
         self.len += 1;

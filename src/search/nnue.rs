@@ -19,6 +19,7 @@ use shakmaty::{Chess, Color, Move, Position};
 
 use super::MAX_PLY;
 use crate::nnue::accumulator::ThreatStack;
+use crate::nnue::network::add_into;
 use crate::nnue::{Accumulator, AccumulatorStack, FeatureSet, Network};
 
 /// Accumulators of the current line.
@@ -86,22 +87,8 @@ impl NnueState {
             Some(t) => {
                 let threat = t.update(&self.net, ply, pos.board());
                 let pieces = self.stack.get(ply);
-                for (s, (&p, &t)) in self
-                    .sum
-                    .white
-                    .iter_mut()
-                    .zip(pieces.white.iter().zip(&threat.white))
-                {
-                    *s = p.wrapping_add(t);
-                }
-                for (s, (&p, &t)) in self
-                    .sum
-                    .black
-                    .iter_mut()
-                    .zip(pieces.black.iter().zip(&threat.black))
-                {
-                    *s = p.wrapping_add(t);
-                }
+                add_into(&mut self.sum.white, &pieces.white, &threat.white);
+                add_into(&mut self.sum.black, &pieces.black, &threat.black);
                 self.net.output(&self.sum, pos.turn())
             }
         };

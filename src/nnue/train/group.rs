@@ -3,10 +3,10 @@
 //! accumulator, and adds its two gradient vectors back into the same rows of the gradient.
 //!
 //! Sample by sample, those rows stream through the cache: the weights and one thread's
-//! gradient are 768 · H floats each (3 MB together for H = 256), more than a core's L2.
+//! gradient are inputs · H floats each (768 or 2,304) (3 MB together for H = 256), more than a core's L2.
 //! A group of [`GROUP`] samples instead
 //! - computes the accumulators a block of [`BLOCK`] units at a time for every sample of
-//!   the group, so that block of every weight row (768 · 64 floats, 192 kB) stays in L2
+//!   the group, so that block of every weight row (768 · 64 floats, 192 kB; three times that with threat inputs) stays in L2
 //!   while the whole group uses it;
 //! - keeps the samples' gradient vectors (in place of the accumulators), sorts the
 //!   (row, vector) pairs by row (a stable counting sort), and reads and writes each
