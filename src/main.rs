@@ -37,7 +37,7 @@ enum Command {
     Datagen(cli::datagen::Args),
     /// Label the database's positions with any UCI engine (e.g. Stockfish), several processes in parallel; resumable.
     Label(cli::label::Args),
-    /// Train an NNUE (768 → H → 1) on the database's labelled positions, on the CPU, and write the network file.
+    /// Train an NNUE (768 or 2,304 inputs → H → 1, optional output buckets) on the database's labelled positions, on the CPU, and write the network file.
     Train(cli::train::Args),
     /// Evaluate positions (file or database) with evaluators, static and after quiescence; Kendall τ, Pearson, RMSE against labels.
     Eval(cli::eval::Args),

@@ -21,7 +21,7 @@ pub struct Args {
     /// Inputs: `threats` (pieces, and each piece again when attacked and when en prise: 2,304) or `pieces` (768).
     #[arg(long, value_enum, default_value = "threats", value_name = "SET")]
     features: FeatureSet,
-    /// Start from this network's weights (fine-tuning, e.g. on --source); it must have the same --features and --hidden.
+    /// Start from this network's weights (fine-tuning, e.g. on --source); it must have the same --features, --hidden and --buckets.
     #[arg(long, value_name = "FILE")]
     init: Option<PathBuf>,
     /// Train only on positions of this source: an id (see `chessgraph stats`) or the beginning of source paths (repeatable; default all).
@@ -30,6 +30,9 @@ pub struct Args {
     /// Hidden units H of the first layer.
     #[arg(long, default_value_t = 256, value_name = "H")]
     hidden: usize,
+    /// Output buckets: the output layer is chosen by the number of pieces on the board (1: one output layer).
+    #[arg(long, default_value_t = 1, value_name = "B")]
+    buckets: usize,
     /// Passes over the training part.
     #[arg(long, default_value_t = 40, value_name = "N")]
     epochs: usize,
@@ -144,6 +147,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let opts = Options {
         features: args.features,
         hidden: args.hidden,
+        buckets: args.buckets,
         epochs: args.epochs,
         batch: args.batch,
         lr: args.lr,
@@ -158,10 +162,11 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let threads = rayon::current_num_threads();
     writeln!(
         out,
-        "training {} → {} → 1 (SCReLU, {} inputs) for {} epochs, batch {}, AdamW lr {} → {} (cosine), weight decay {}, λ {}, mirroring {}, seed {}, {} threads",
+        "training {} → {} → 1 (SCReLU, {} inputs, {} output bucket(s)) for {} epochs, batch {}, AdamW lr {} → {} (cosine), weight decay {}, λ {}, mirroring {}, seed {}, {} threads",
         opts.features.inputs(),
         opts.hidden,
         format!("{:?}", opts.features).to_lowercase(),
+        opts.buckets,
         opts.epochs,
         opts.batch,
         opts.lr,

@@ -89,10 +89,11 @@ impl AccumulatorStack {
         children[0].clone_from(&parents[ply]);
     }
 
-    /// The evaluation at ply `ply`, centipawns from `turn`'s point of view.
+    /// The evaluation at ply `ply` of a position with `pieces` pieces, centipawns from
+    /// `turn`'s point of view.
     #[inline]
-    pub fn evaluate(&self, net: &Network, ply: usize, turn: Color) -> i32 {
-        net.output(&self.plies[ply], turn)
+    pub fn evaluate(&self, net: &Network, ply: usize, turn: Color, pieces: u32) -> i32 {
+        net.output(&self.plies[ply], turn, pieces)
     }
 
     /// The accumulator at `ply`.
@@ -263,14 +264,14 @@ fn update_generic(
 mod tests {
     use super::*;
     use crate::data::fen::parse_position;
-    use crate::nnue::network::tests::random_network;
+    use crate::nnue::network::tests::random_network_bucketed;
     use shakmaty::Chess;
 
     /// Random walks through positions with every kind of move: the incrementally updated
     /// accumulator equals a refresh, and so does the evaluation, at every ply.
     #[test]
     fn incremental_equals_refresh() {
-        let net = random_network(48, 11);
+        let net = random_network_bucketed(crate::nnue::FeatureSet::Pieces, 48, 8, 11);
         let mut stack = AccumulatorStack::new(&net, 64);
         let mut fresh = Accumulator::new(net.hidden());
         let mut seed = 99u64;
@@ -307,7 +308,12 @@ mod tests {
                     net.refresh(&pos, &mut fresh);
                     assert_eq!(stack.get(ply + 1), &fresh, "{fen} ply {ply} {m}");
                     assert_eq!(
-                        stack.evaluate(&net, ply + 1, pos.turn()),
+                        stack.evaluate(
+                            &net,
+                            ply + 1,
+                            pos.turn(),
+                            pos.board().occupied().count() as u32
+                        ),
                         net.evaluate(&pos)
                     );
                     moves_played += 1;

@@ -1,22 +1,26 @@
 //! The quantized network, its integer forward pass, and its file format.
 //!
-//! # File format, version 1 (all integers little-endian)
+//! # File format, version 2 (all integers little-endian)
 //!
 //! | bytes | content |
 //! | --- | --- |
 //! | 8 | magic `CGNNUE\r\n` |
-//! | 4 | format version, `1` |
-//! | 4 × 5 | inputs I (768: pieces; 2,304: pieces and threats), hidden size H, QA (255), QB (64), SCALE (400) |
+//! | 4 | format version, `2` |
+//! | 4 × 6 | inputs I (768: pieces; 2,304: pieces and threats), hidden size H, output buckets B, QA (255), QB (64), SCALE (400) |
 //! | 4 + n | length n and n bytes of UTF-8 JSON provenance (database, positions, labels, epochs, losses, τ, date) |
 //! | 2 × I·H | first-layer weights, `i16`, feature-major (the H weights of feature 0, then feature 1, …) |
 //! | 2 × H | first-layer biases, `i16` |
-//! | 2 × 2H | output weights, `i16`: H for the side to move, then H for the other side |
-//! | 4 | output bias, `i32` (scale QA·QB) |
+//! | 2 × B·2H | output weights, `i16`, per bucket: H for the side to move, then H for the other side |
+//! | 4 × B | output biases, `i32` (scale QA·QB), per bucket |
 //! | 8 | FNV-1a 64 checksum of every byte before it |
+//!
+//! Version 1 is the same without B in the header (one bucket); it is still read.
 //!
 //! The first layer is scaled by QA (1.0 ↦ 255) and the output weights by QB (1.0 ↦ 64).
 //! With SCReLU `h = clamp(a, 0, QA)²` the output is
-//! `(Σ h·w / QA + b) · SCALE / (QA·QB)` centipawns for the side to move.
+//! `(Σ h·w / QA + b) · SCALE / (QA·QB)` centipawns for the side to move, with the output
+//! weights and bias of the position's bucket ([`output_bucket`]: by the number of pieces
+//! on the board, as engines choose the output layer by game phase).
 
 use std::fmt;
 use std::path::Path;
@@ -28,10 +32,21 @@ use super::features::{self, FeatureSet};
 use super::{QA, QB, SCALE};
 
 const MAGIC: &[u8; 8] = b"CGNNUE\r\n";
-/// The file format version this chessgraph reads and writes.
-pub const VERSION: u32 = 1;
+/// The file format version this chessgraph writes (it also reads version 1).
+pub const VERSION: u32 = 2;
 /// Largest hidden size a file may declare (a sanity bound against corrupt headers).
 pub const MAX_HIDDEN: usize = 4096;
+/// Largest number of output buckets (one per piece count from 2 to 32 at most).
+pub const MAX_BUCKETS: usize = 31;
+
+/// The output bucket of a position with `pieces` pieces on the board (kings included)
+/// for a network with `buckets` buckets: the 2–32 piece counts in `buckets` equal
+/// ranges, so with 8 buckets 2–5 pieces use bucket 0 and 30–32 bucket 7.
+#[inline]
+pub fn output_bucket(pieces: u32, buckets: usize) -> usize {
+    let p = pieces.clamp(2, 32) as usize - 2;
+    (p * buckets / 31).min(buckets - 1)
+}
 
 /// Why a network file could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -63,9 +78,10 @@ pub struct Network {
     /// `inputs × hidden`, feature-major.
     pub(crate) ft_weights: Vec<i16>,
     pub(crate) ft_bias: Vec<i16>,
-    /// `2 × hidden`: side to move first.
+    /// `buckets × 2 × hidden`: per bucket, side to move first.
     pub(crate) out_weights: Vec<i16>,
-    pub(crate) out_bias: i32,
+    /// One per output bucket.
+    pub(crate) out_bias: Vec<i32>,
     provenance: serde_json::Value,
 }
 
@@ -74,25 +90,29 @@ impl fmt::Debug for Network {
         f.debug_struct("Network")
             .field("features", &self.features)
             .field("hidden", &self.hidden)
+            .field("buckets", &self.buckets())
             .field("provenance", &self.provenance)
             .finish_non_exhaustive()
     }
 }
 
 impl Network {
-    /// A network from quantized parts; `None` when the sizes do not fit together.
+    /// A network from quantized parts (the number of output buckets is the number of
+    /// output biases); `None` when the sizes do not fit together.
     pub fn from_parts(
         features: FeatureSet,
         ft_weights: Vec<i16>,
         ft_bias: Vec<i16>,
         out_weights: Vec<i16>,
-        out_bias: i32,
+        out_bias: Vec<i32>,
         provenance: serde_json::Value,
     ) -> Option<Network> {
         let hidden = ft_bias.len();
+        let buckets = out_bias.len();
         (hidden > 0
+            && (1..=MAX_BUCKETS).contains(&buckets)
             && ft_weights.len() == features.inputs() * hidden
-            && out_weights.len() == 2 * hidden
+            && out_weights.len() == buckets * 2 * hidden
             && out_weights.iter().all(|&w| w.unsigned_abs() <= 127))
         .then_some(Network {
             features,
@@ -113,6 +133,11 @@ impl Network {
     /// Hidden size H.
     pub fn hidden(&self) -> usize {
         self.hidden
+    }
+
+    /// Number of output buckets B (1: a single output layer).
+    pub fn buckets(&self) -> usize {
+        self.out_bias.len()
     }
 
     /// The JSON provenance stored with the weights.
@@ -157,22 +182,26 @@ impl Network {
         }
     }
 
-    /// The output for an accumulator, in centipawns from `turn`'s point of view.
+    /// The output for an accumulator of a position with `pieces` pieces on the board, in
+    /// centipawns from `turn`'s point of view.
     #[inline]
-    pub fn output(&self, acc: &Accumulator, turn: Color) -> i32 {
+    pub fn output(&self, acc: &Accumulator, turn: Color, pieces: u32) -> i32 {
         let (us, them) = match turn {
             Color::White => (&acc.white, &acc.black),
             Color::Black => (&acc.black, &acc.white),
         };
-        let (w_us, w_them) = self.out_weights.split_at(self.hidden);
+        let b = output_bucket(pieces, self.buckets());
+        let h = self.hidden;
+        let (w_us, w_them) = self.out_weights[2 * h * b..2 * h * (b + 1)].split_at(h);
         let sum = screlu_dot(us, w_us) + screlu_dot(them, w_them);
-        let raw = sum / i64::from(QA) + i64::from(self.out_bias);
+        let raw = sum / i64::from(QA) + i64::from(self.out_bias[b]);
         (raw * i64::from(SCALE) / i64::from(QA * QB)) as i32
     }
 
     /// The output for a position given by its active features from White's perspective
-    /// (the trainer's samples), centipawns from `turn`'s point of view.
-    pub fn evaluate_features(&self, white: &[u16], turn: Color) -> i32 {
+    /// and its number of pieces (the trainer's samples), centipawns from `turn`'s point of
+    /// view.
+    pub fn evaluate_features(&self, white: &[u16], turn: Color, pieces: u32) -> i32 {
         let mut acc = Accumulator::new(self.hidden);
         acc.white.copy_from_slice(&self.ft_bias);
         acc.black.copy_from_slice(&self.ft_bias);
@@ -183,7 +212,7 @@ impl Network {
                 self.feature_weights(features::mirror(f as usize)),
             );
         }
-        self.output(&acc, turn)
+        self.output(&acc, turn, pieces)
     }
 
     /// Static evaluation of `pos`, centipawns from the side to move's point of view
@@ -191,7 +220,7 @@ impl Network {
     pub fn evaluate(&self, pos: &impl Position) -> i32 {
         let mut acc = Accumulator::new(self.hidden);
         self.refresh(pos, &mut acc);
-        self.output(&acc, pos.turn())
+        self.output(&acc, pos.turn(), pos.board().occupied().count() as u32)
     }
 
     /// Reads a network file.
@@ -229,16 +258,21 @@ impl Network {
             ))
         };
         let version = r.u32().ok_or_else(|| truncated(&r))?;
-        if version != VERSION {
+        if !(1..=VERSION).contains(&version) {
             return Err(err(format!(
-                "format version {version}, this chessgraph reads version {VERSION}"
+                "format version {version}, this chessgraph reads versions 1 to {VERSION}"
             )));
         }
-        let mut header = [0u32; 5];
-        for h in &mut header {
+        let mut header = [0u32; 6];
+        for h in header.iter_mut().skip(usize::from(version == 1)) {
             *h = r.u32().ok_or_else(|| truncated(&r))?;
         }
-        let [inputs, hidden, qa, qb, scale] = header;
+        if version == 1 {
+            // inputs, hidden, (no buckets), QA, QB, SCALE
+            header.copy_within(1..3, 0);
+            header[2] = 1;
+        }
+        let [inputs, hidden, buckets, qa, qb, scale] = header;
         let set = FeatureSet::from_inputs(inputs as usize);
         let Some(set) = set.filter(|_| (qa as i32, qb as i32, scale as i32) == (QA, QB, SCALE))
         else {
@@ -256,14 +290,22 @@ impl Network {
                 "hidden size {hidden} is outside 1..={MAX_HIDDEN}"
             )));
         }
+        let buckets = buckets as usize;
+        if !(1..=MAX_BUCKETS).contains(&buckets) {
+            return Err(err(format!(
+                "{buckets} output buckets is outside 1..={MAX_BUCKETS}"
+            )));
+        }
         let json_len = r.u32().ok_or_else(|| truncated(&r))? as usize;
         let json = r.take(json_len).ok_or_else(|| truncated(&r))?;
         let provenance: serde_json::Value = serde_json::from_slice(json)
             .map_err(|e| err(format!("provenance is not valid JSON: {e}")))?;
-        let expected = r.at + 2 * (inputs * hidden + hidden + 2 * hidden) + 4 + 8;
+        let expected =
+            r.at + 2 * (inputs * hidden + hidden + buckets * 2 * hidden) + 4 * buckets + 8;
         if bytes.len() != expected {
             return Err(err(format!(
-                "{} bytes, but a network with hidden size {hidden} has {expected}{}",
+                "{} bytes, but a network with hidden size {hidden} and {buckets} output \
+                 bucket(s) has {expected}{}",
                 bytes.len(),
                 if bytes.len() < expected {
                     " (the file is incomplete)"
@@ -274,8 +316,11 @@ impl Network {
         }
         let ft_weights = r.i16s(inputs * hidden).ok_or_else(|| truncated(&r))?;
         let ft_bias = r.i16s(hidden).ok_or_else(|| truncated(&r))?;
-        let out_weights = r.i16s(2 * hidden).ok_or_else(|| truncated(&r))?;
-        let out_bias = r.u32().ok_or_else(|| truncated(&r))? as i32;
+        let out_weights = r.i16s(buckets * 2 * hidden).ok_or_else(|| truncated(&r))?;
+        let out_bias = (0..buckets)
+            .map(|_| r.u32().map(|b| b as i32))
+            .collect::<Option<Vec<i32>>>()
+            .ok_or_else(|| truncated(&r))?;
         let body = r.at;
         let checksum = r.u64().ok_or_else(|| truncated(&r))?;
         if checksum != fnv1a64(&bytes[..body]) {
@@ -294,6 +339,7 @@ impl Network {
             VERSION,
             self.features.inputs() as u32,
             self.hidden as u32,
+            self.buckets() as u32,
             QA as u32,
             QB as u32,
             SCALE as u32,
@@ -310,7 +356,9 @@ impl Network {
         {
             out.extend_from_slice(&w.to_le_bytes());
         }
-        out.extend_from_slice(&self.out_bias.to_le_bytes());
+        for b in &self.out_bias {
+            out.extend_from_slice(&b.to_le_bytes());
+        }
         let checksum = fnv1a64(&out);
         out.extend_from_slice(&checksum.to_le_bytes());
         out
@@ -427,6 +475,16 @@ pub(crate) mod tests {
 
     /// A small network of `set` with pseudo-random weights (deterministic).
     pub(crate) fn random_network_of(set: FeatureSet, hidden: usize, seed: u64) -> Network {
+        random_network_bucketed(set, hidden, 1, seed)
+    }
+
+    /// A small network of `set` with `buckets` output buckets and pseudo-random weights.
+    pub(crate) fn random_network_bucketed(
+        set: FeatureSet,
+        hidden: usize,
+        buckets: usize,
+        seed: u64,
+    ) -> Network {
         let mut s = seed;
         let mut next = |range: i32| {
             s = s
@@ -438,8 +496,10 @@ pub(crate) mod tests {
             .map(|_| next(60) as i16)
             .collect();
         let ft_bias = (0..hidden).map(|_| next(100) as i16).collect();
-        let out_weights = (0..2 * hidden).map(|_| next(127) as i16).collect();
-        let out_bias = next(5000);
+        let out_weights = (0..buckets * 2 * hidden)
+            .map(|_| next(127) as i16)
+            .collect();
+        let out_bias = (0..buckets).map(|_| next(5000)).collect();
         Network::from_parts(
             set,
             ft_weights,
@@ -449,6 +509,55 @@ pub(crate) mod tests {
             serde_json::json!({"test": true}),
         )
         .unwrap()
+    }
+
+    /// The bytes of `net` (one bucket) in format version 1, as earlier chessgraphs wrote.
+    fn version_1_bytes(net: &Network) -> Vec<u8> {
+        assert_eq!(net.buckets(), 1);
+        let v2 = net.to_bytes();
+        let mut v1 = v2[..8].to_vec();
+        v1.extend_from_slice(&1u32.to_le_bytes());
+        v1.extend_from_slice(&v2[12..20]); // inputs, hidden
+        v1.extend_from_slice(&v2[24..v2.len() - 8]); // QA, QB, SCALE, JSON, weights
+        let checksum = fnv1a64(&v1);
+        v1.extend_from_slice(&checksum.to_le_bytes());
+        v1
+    }
+
+    #[test]
+    fn reads_version_1_files() {
+        let net = random_network_of(FeatureSet::Threats, 8, 11);
+        let back = Network::from_bytes(&version_1_bytes(&net), "v1").unwrap();
+        assert_eq!(back, net);
+        // The shipped network is a version 1 file.
+        let shipped = crate::eval::Evaluator::builtin("nnue").unwrap();
+        assert!(shipped.network().is_some());
+    }
+
+    #[test]
+    fn output_buckets_by_piece_count() {
+        assert_eq!(output_bucket(32, 1), 0);
+        assert_eq!(output_bucket(2, 8), 0);
+        assert_eq!(output_bucket(5, 8), 0);
+        assert_eq!(output_bucket(6, 8), 1);
+        assert_eq!(output_bucket(29, 8), 6);
+        assert_eq!(output_bucket(30, 8), 7);
+        assert_eq!(output_bucket(32, 8), 7);
+        let counts: Vec<usize> = (0..8)
+            .map(|b| (2..=32).filter(|&p| output_bucket(p, 8) == b).count())
+            .collect();
+        assert_eq!(counts, [4, 4, 4, 4, 4, 4, 4, 3]);
+        // Each bucket's output layer is used for its own positions only.
+        let mut net = random_network_bucketed(FeatureSet::Pieces, 16, 8, 4);
+        let start = Chess::default();
+        let endgame: Chess =
+            crate::data::fen::parse_position("4k3/8/8/8/8/8/3P4/4K3 w - - 0 1").unwrap();
+        let (a, b) = (net.evaluate(&start), net.evaluate(&endgame));
+        net.out_bias[0] += 64 * 255; // one centipawn-scale step in the endgame bucket only
+        assert_eq!(net.evaluate(&start), a);
+        assert_ne!(net.evaluate(&endgame), b);
+        let back = Network::from_bytes(&net.to_bytes(), "b").unwrap();
+        assert_eq!(back, net);
     }
 
     #[test]
@@ -473,9 +582,9 @@ pub(crate) mod tests {
         assert!(msg(&bytes[..bytes.len() - 100]).contains("incomplete"));
         assert!(msg(&bytes[..20]).contains("truncated"));
         assert!(msg(b"{\"format\": 1}").contains("bad magic"));
-        let mut v2 = bytes.clone();
-        v2[8] = 2;
-        assert!(msg(&v2).contains("version 2"));
+        let mut v3 = bytes.clone();
+        v3[8] = 3;
+        assert!(msg(&v3).contains("version 3"));
         let mut flipped = bytes.clone();
         let mid = bytes.len() / 2;
         flipped[mid] ^= 1;

@@ -82,14 +82,15 @@ impl NnueState {
             }
             self.valid = p + 1;
         }
+        let pieces = pos.board().occupied().count() as u32;
         let v = match &mut self.threats {
-            None => self.stack.evaluate(&self.net, ply, pos.turn()),
+            None => self.stack.evaluate(&self.net, ply, pos.turn(), pieces),
             Some(t) => {
                 let threat = t.update(&self.net, ply, pos.board());
-                let pieces = self.stack.get(ply);
-                add_into(&mut self.sum.white, &pieces.white, &threat.white);
-                add_into(&mut self.sum.black, &pieces.black, &threat.black);
-                self.net.output(&self.sum, pos.turn())
+                let base = self.stack.get(ply);
+                add_into(&mut self.sum.white, &base.white, &threat.white);
+                add_into(&mut self.sum.black, &base.black, &threat.black);
+                self.net.output(&self.sum, pos.turn(), pieces)
             }
         };
         debug_assert_eq!(
@@ -113,7 +114,8 @@ mod tests {
     /// every evaluation with a refresh, and the scores are the trainer's (same network).
     #[test]
     fn searches_evaluate_incrementally_like_a_refresh() {
-        let threats = crate::nnue::network::tests::random_network_of(FeatureSet::Threats, 32, 5);
+        let threats =
+            crate::nnue::network::tests::random_network_bucketed(FeatureSet::Threats, 32, 8, 5);
         searches_like_a_refresh(Arc::new(Evaluator::builtin("nnue").unwrap()));
         searches_like_a_refresh(Arc::new(Evaluator::from_network("threats", threats)));
     }

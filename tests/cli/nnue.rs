@@ -153,6 +153,13 @@ cgtest!(datagen_label_train_eval_end_to_end, |dir| {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("2304 inputs") && err.contains("768"), "{err}");
+    let out = tune(&["--init", "tiny.nnue", "--buckets", "4"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("1 output buckets") && err.contains("and 4"),
+        "{err}"
+    );
     let net = dir.path().join("tiny.nnue");
     let out = dir.ok(&[
         "eval",

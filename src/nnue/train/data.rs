@@ -31,6 +31,8 @@ pub struct Sample {
     pub result: f32,
     /// Whether the label was a mate score (left out of τ, as `eval` does).
     pub mate: bool,
+    /// Pieces on the board, kings included (chooses the output bucket).
+    pub pieces: u8,
 }
 
 impl Sample {
@@ -44,6 +46,7 @@ impl Sample {
             label_cp: label_cp.clamp(-MATE_LABEL_CP, MATE_LABEL_CP),
             result,
             mate: false,
+            pieces: pos.board().occupied().count() as u8,
         };
         for f in features::active(pos, set).take(MAX_FEATURES) {
             s.features[s.len as usize] = f as u16;

@@ -2,8 +2,6 @@
 //! the rows of the features its positions have, so only those rows are cleared between
 //! batches and summed across threads; every other row is exactly zero.
 
-use crate::nnue::FeatureSet;
-
 use super::model::Params;
 
 /// The summed gradient of one thread's share of a batch.
@@ -18,12 +16,13 @@ pub struct Gradient {
 }
 
 impl Gradient {
-    /// A zero gradient for a model of `set` with `hidden` units.
-    pub fn new(set: FeatureSet, hidden: usize) -> Gradient {
+    /// A zero gradient for a model of `model`'s shape.
+    pub fn new(model: &Params) -> Gradient {
+        let inputs = model.features.inputs();
         Gradient {
-            params: Params::zeros(set, hidden),
-            touched: vec![false; set.inputs()],
-            rows: Vec::with_capacity(set.inputs()),
+            params: model.zeros_like(),
+            touched: vec![false; inputs],
+            rows: Vec::with_capacity(inputs),
         }
     }
 

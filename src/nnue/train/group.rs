@@ -224,10 +224,10 @@ mod tests {
         .map(|f| Sample::new(&parse_position(f).unwrap(), FeatureSet::Threats, 0.0, 0.5))
         .collect();
         for h in [8, 64, 100] {
-            let mut params = Params::zeros(FeatureSet::Threats, h);
+            let mut params = Params::zeros(FeatureSet::Threats, h, 1);
             params.ft_w = values(FeatureSet::Threats.inputs() * h, 1);
             params.ft_b = values(h, 2);
-            let mut grad = Gradient::new(FeatureSet::Threats, h);
+            let mut grad = Gradient::new(&params);
             grad.params.ft_w = values(FeatureSet::Threats.inputs() * h, 9);
             let mut plain = grad.params.ft_w.clone();
             let mut rows = std::collections::BTreeSet::new();

@@ -38,6 +38,8 @@ pub struct Options {
     pub features: FeatureSet,
     /// Hidden units H.
     pub hidden: usize,
+    /// Output buckets B: the output layer chosen by the number of pieces on the board.
+    pub buckets: usize,
     /// Passes over the training part.
     pub epochs: usize,
     /// Positions per mini-batch.
@@ -69,6 +71,7 @@ impl Default for Options {
         Options {
             features: FeatureSet::Threats,
             hidden: 256,
+            buckets: 1,
             epochs: 40,
             batch: 4096,
             lr: 1e-3,
@@ -154,27 +157,41 @@ pub fn train(
             crate::nnue::network::MAX_HIDDEN
         )));
     }
+    if !(1..=crate::nnue::network::MAX_BUCKETS).contains(&opts.buckets) {
+        return Err(Error::Invalid(format!(
+            "{} output buckets is outside 1..={}",
+            opts.buckets,
+            crate::nnue::network::MAX_BUCKETS
+        )));
+    }
     if opts.batch == 0 || opts.epochs == 0 {
         return Err(Error::Invalid("batch and epochs must be at least 1".into()));
     }
     let threads = rayon::current_num_threads().max(1);
     let set = opts.features;
     let mut params = match &opts.init {
-        None => Params::init(set, opts.hidden, opts.seed),
-        Some(net) if net.features() == set && net.hidden() == opts.hidden => {
+        None => Params::init(set, opts.hidden, opts.buckets, opts.seed),
+        Some(net)
+            if net.features() == set
+                && net.hidden() == opts.hidden
+                && net.buckets() == opts.buckets =>
+        {
             Params::from_network(net)
         }
         Some(net) => {
             return Err(Error::Invalid(format!(
-                "the starting network has {} inputs and {} hidden units, the training asks for {} and {}",
+                "the starting network has {} inputs, {} hidden units and {} output buckets, \
+                 the training asks for {}, {} and {}",
                 net.features().inputs(),
                 net.hidden(),
+                net.buckets(),
                 set.inputs(),
-                opts.hidden
+                opts.hidden,
+                opts.buckets
             )));
         }
     };
-    let mut adam = AdamW::new(set, opts.hidden, opts.weight_decay);
+    let mut adam = AdamW::new(&params, opts.weight_decay);
     let mut rng = SplitMix(opts.seed ^ 0x5eed);
     let mut order: Vec<u32> = (0..train.len() as u32).collect();
     let batches = train.len().div_ceil(opts.batch);
@@ -183,9 +200,7 @@ pub fn train(
     let mut best: Option<(f64, usize, Params)> = None;
     let mut batch_buf: Vec<Sample> = Vec::with_capacity(opts.batch);
     // One gradient, scratch and loss per thread, kept across batches.
-    let mut grads: Vec<Gradient> = (0..threads)
-        .map(|_| Gradient::new(set, opts.hidden))
-        .collect();
+    let mut grads: Vec<Gradient> = (0..threads).map(|_| Gradient::new(&params)).collect();
     let mut scratches: Vec<Scratch> = (0..threads)
         .map(|_| Scratch::new(set, opts.hidden))
         .collect();
@@ -314,7 +329,7 @@ pub fn quantized_eval(net: &Network, s: &Sample) -> i32 {
     } else {
         Color::Black
     };
-    let v = net.evaluate_features(s.white_features(), turn);
+    let v = net.evaluate_features(s.white_features(), turn, u32::from(s.pieces));
     if s.white_to_move { v } else { -v }
 }
 
@@ -381,31 +396,39 @@ mod tests {
                 )
             })
             .collect();
-        let opts = Options {
-            hidden: 16,
-            epochs: 300,
-            batch: 6,
-            lr: 0.01,
-            final_lr: 0.1,
-            weight_decay: 0.0,
-            k: 0.004,
-            ..Options::default()
-        };
-        let trained = train(&set, &set, &set, &opts, &mut |_| {}).unwrap();
-        let first = trained.epochs[0].valid_loss;
-        assert!(
-            trained.valid.loss < 1e-4,
-            "loss {} (first epoch {first})",
-            trained.valid.loss
-        );
-        assert!(trained.test.tau > 0.99, "tau {}", trained.test.tau);
-        for s in &set {
-            let e = quantized_eval(&trained.network, s) as f32;
-            let (p, t) = (
-                model::sigmoid(opts.k * e),
-                model::sigmoid(opts.k * s.label_cp),
+        // One output layer, and 4 output buckets (the 3-piece positions and the others use
+        // different ones).
+        for buckets in [1, 4] {
+            let opts = Options {
+                hidden: 16,
+                buckets,
+                epochs: 300,
+                batch: 6,
+                lr: 0.01,
+                final_lr: 0.1,
+                weight_decay: 0.0,
+                k: 0.004,
+                ..Options::default()
+            };
+            let trained = train(&set, &set, &set, &opts, &mut |_| {}).unwrap();
+            assert_eq!(trained.network.buckets(), buckets);
+            let first = trained.epochs[0].valid_loss;
+            assert!(
+                trained.valid.loss < 1e-4,
+                "{buckets} buckets: loss {} (first epoch {first})",
+                trained.valid.loss
             );
-            assert!((p - t).abs() < 0.02, "{e} vs {}", s.label_cp);
+            assert!(trained.test.tau > 0.99, "tau {}", trained.test.tau);
+            for (s, &(fen, _)) in set.iter().zip(&fens) {
+                let e = quantized_eval(&trained.network, s);
+                let p = model::sigmoid(opts.k * e as f32);
+                let t = model::sigmoid(opts.k * s.label_cp);
+                assert!((p - t).abs() < 0.02, "{e} vs {}", s.label_cp);
+                // The trainer's quantized forward pass is the engine's evaluation.
+                let pos = parse_position(fen).unwrap();
+                let stm = trained.network.evaluate(&pos);
+                assert_eq!(e, if s.white_to_move { stm } else { -stm }, "{fen}");
+            }
         }
     }
 

@@ -9,6 +9,7 @@
 //! in groups ([`super::group`]) to keep the rows it reads and writes in cache.
 
 use crate::nnue::features::mirror;
+use crate::nnue::network::output_bucket;
 use crate::nnue::{FeatureSet, Network, QA, QB, SCALE};
 
 use super::data::{MAX_FEATURES, Sample};
@@ -27,28 +28,38 @@ pub struct Params {
     pub ft_w: Vec<f32>,
     /// First-layer biases, `H`.
     pub ft_b: Vec<f32>,
-    /// Output weights, `2H`: side to move, then the other side.
+    /// Output weights, `B × 2H`: per output bucket, side to move, then the other side.
     pub out_w: Vec<f32>,
-    /// Output bias (one value).
+    /// Output biases, one per output bucket (B).
     pub out_b: Vec<f32>,
 }
 
 impl Params {
-    /// All zeros (a gradient buffer).
-    pub fn zeros(features: FeatureSet, hidden: usize) -> Params {
+    /// All zeros (a gradient buffer), with `buckets` output buckets.
+    pub fn zeros(features: FeatureSet, hidden: usize, buckets: usize) -> Params {
         Params {
             features,
             hidden,
             ft_w: vec![0.0; features.inputs() * hidden],
             ft_b: vec![0.0; hidden],
-            out_w: vec![0.0; 2 * hidden],
-            out_b: vec![0.0],
+            out_w: vec![0.0; buckets * 2 * hidden],
+            out_b: vec![0.0; buckets],
         }
     }
 
+    /// All zeros in the shape of `self`.
+    pub fn zeros_like(&self) -> Params {
+        Params::zeros(self.features, self.hidden, self.buckets())
+    }
+
+    /// Number of output buckets B.
+    pub fn buckets(&self) -> usize {
+        self.out_b.len()
+    }
+
     /// Random initial weights from `seed` (uniform, scaled by fan-in), zero biases.
-    pub fn init(features: FeatureSet, hidden: usize, seed: u64) -> Params {
-        let mut p = Params::zeros(features, hidden);
+    pub fn init(features: FeatureSet, hidden: usize, buckets: usize, seed: u64) -> Params {
+        let mut p = Params::zeros(features, hidden, buckets);
         let mut rng = SplitMix(seed);
         // ~30 active inputs per position: keep the initial accumulators O(1).
         let ft_scale = 1.0 / 32f32.sqrt();
@@ -75,7 +86,11 @@ impl Params {
                 .iter()
                 .map(|&w| f32::from(w) / QB as f32)
                 .collect(),
-            out_b: vec![net.out_bias as f32 / (QA * QB) as f32],
+            out_b: net
+                .out_bias
+                .iter()
+                .map(|&b| b as f32 / (QA * QB) as f32)
+                .collect(),
         }
     }
 
@@ -148,10 +163,17 @@ impl Params {
         };
         kernels::accumulate(&self.ft_w, &self.ft_b, us, &mut scratch.us);
         kernels::accumulate(&self.ft_w, &self.ft_b, them, &mut scratch.them);
-        let (w_us, w_them) = self.out_w.split_at(h);
+        let b = self.bucket(s);
+        let (w_us, w_them) = self.out_w[2 * h * b..2 * h * (b + 1)].split_at(h);
         scratch.out = kernels::screlu_dot(&scratch.us, w_us)
             + kernels::screlu_dot(&scratch.them, w_them)
-            + self.out_b[0];
+            + self.out_b[b];
+    }
+
+    /// The output bucket of `s`.
+    #[inline(always)]
+    fn bucket(&self, s: &Sample) -> usize {
+        output_bucket(u32::from(s.pieces), self.buckets())
     }
 
     /// Forward and backward over `samples`, adding gradients of the summed loss into
@@ -199,16 +221,18 @@ impl Params {
         scratch: &mut Scratch,
     ) -> f64 {
         let h = self.hidden;
-        let (w_us, w_them) = self.out_w.split_at(h);
         let mut loss = 0.0f64;
         let group = &mut scratch.group;
         for samples in samples.chunks(GROUP) {
             group.forward(self, samples);
             for (i, s) in samples.iter().enumerate() {
                 let (us, them) = group.vectors_mut(i);
+                let b = self.bucket(s);
+                let out_w = &self.out_w[2 * h * b..2 * h * (b + 1)];
+                let (w_us, w_them) = out_w.split_at(h);
                 let out = kernels::screlu_dot(us, w_us)
                     + kernels::screlu_dot(them, w_them)
-                    + self.out_b[0];
+                    + self.out_b[b];
                 let sign = if s.white_to_move { 1.0 } else { -1.0 };
                 let p = sigmoid(k * sign * out * SCALE as f32);
                 let t = target(s, k, lambda);
@@ -216,8 +240,8 @@ impl Params {
                 // d loss / d out (the raw output, side to move's view).
                 let d = 2.0 * (p - t) * p * (1.0 - p) * k * SCALE as f32 * sign;
                 let g = &mut grad.params;
-                g.out_b[0] += d;
-                let (gw_us, gw_them) = g.out_w.split_at_mut(h);
+                g.out_b[b] += d;
+                let (gw_us, gw_them) = g.out_w[2 * h * b..2 * h * (b + 1)].split_at_mut(h);
                 kernels::screlu_backward(us, w_us, d, gw_us);
                 kernels::screlu_backward(them, w_them, d, gw_them);
                 kernels::add_sum(&mut g.ft_b, us, them);
@@ -235,7 +259,10 @@ impl Params {
             self.ft_w.iter().map(|&w| q(w, QA)).collect(),
             self.ft_b.iter().map(|&w| q(w, QA)).collect(),
             self.out_w.iter().map(|&w| q(w, QB)).collect(),
-            (self.out_b[0] * (QA * QB) as f32).round() as i32,
+            self.out_b
+                .iter()
+                .map(|&b| (b * (QA * QB) as f32).round() as i32)
+                .collect(),
             provenance,
         )
         .expect("clipped weights quantize into range")
@@ -338,18 +365,18 @@ mod tests {
     /// The analytic gradient agrees with finite differences on every kind of parameter.
     #[test]
     fn gradient_matches_finite_differences() {
-        let mut m = Params::init(FeatureSet::Pieces, 8, 5);
+        let mut m = Params::init(FeatureSet::Pieces, 8, 4, 5);
         for b in &mut m.ft_b {
             *b = 0.3; // keep units inside (0, 1) where SCReLU is smooth
         }
         let set = samples();
         let (k, lambda) = (0.006, 0.25);
         let mut scratch = Scratch::new(FeatureSet::Pieces, 8);
-        let mut grad = Gradient::new(FeatureSet::Pieces, 8);
+        let mut grad = Gradient::new(&m);
         m.backward(&set, k, lambda, &mut grad, &mut scratch);
         let grad = grad.params;
         let loss = |m: &Params| {
-            let mut g = Gradient::new(FeatureSet::Pieces, 8);
+            let mut g = Gradient::new(m);
             m.backward(
                 &set,
                 k,
@@ -359,7 +386,15 @@ mod tests {
             ) as f32
         };
         let f = set[1].white_features()[0] as usize;
-        let checks: [(usize, usize); 4] = [(0, f * 8 + 3), (1, 2), (2, 5), (3, 0)];
+        // Output buckets 0 (the 3-piece positions) and 3 (the 30–32-piece ones) of 4.
+        let checks = [
+            (0, f * 8 + 3),
+            (1, 2),
+            (2, 5),
+            (3, 0),
+            (2, 3 * 16 + 9),
+            (3, 3),
+        ];
         for (slice, i) in checks {
             let eps = 1e-3;
             let mut plus = m.clone();
@@ -387,7 +422,7 @@ mod tests {
     /// The quantized network evaluates like the float model, within quantization error.
     #[test]
     fn quantized_network_tracks_the_float_model() {
-        let mut m = Params::init(FeatureSet::Threats, 32, 9);
+        let mut m = Params::init(FeatureSet::Threats, 32, 4, 9);
         // Output weights of a trained net's size (quantization steps are 1/64).
         let mut rng = SplitMix(4);
         for w in &mut m.out_w {

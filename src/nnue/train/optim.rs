@@ -3,7 +3,6 @@
 
 use super::grad::Gradient;
 use super::model::Params;
-use crate::nnue::FeatureSet;
 
 /// AdamW's state and settings.
 #[derive(Clone, Debug)]
@@ -20,11 +19,11 @@ pub struct AdamW {
 }
 
 impl AdamW {
-    /// Fresh state for a model of `set` with `hidden` units.
-    pub fn new(set: FeatureSet, hidden: usize, weight_decay: f32) -> AdamW {
+    /// Fresh state for a model of `model`'s shape.
+    pub fn new(model: &Params, weight_decay: f32) -> AdamW {
         AdamW {
-            m: Params::zeros(set, hidden),
-            v: Params::zeros(set, hidden),
+            m: model.zeros_like(),
+            v: model.zeros_like(),
             step: 0,
             weight_decay,
             beta1: 0.9,
@@ -252,11 +251,11 @@ mod tests {
 
     #[test]
     fn adamw_minimizes_a_quadratic() {
-        let mut p = Params::zeros(FeatureSet::Pieces, 1);
+        let mut p = Params::zeros(FeatureSet::Pieces, 1, 1);
         p.out_b[0] = 3.0;
-        let mut opt = AdamW::new(FeatureSet::Pieces, 1, 0.0);
+        let mut opt = AdamW::new(&p, 0.0);
         for _ in 0..2000 {
-            let mut g = Params::zeros(FeatureSet::Pieces, 1);
+            let mut g = Params::zeros(FeatureSet::Pieces, 1, 1);
             g.out_b[0] = 2.0 * (p.out_b[0] - 1.0);
             opt.step_dense(&mut p, &g, 1.0, 0.01, f32::INFINITY);
         }
@@ -284,16 +283,10 @@ mod tests {
         .collect();
         // H = 72: a full block of 64 units and a partial one.
         let h = 72;
-        let mut dense = Params::init(FeatureSet::Pieces, h, 3);
+        let mut dense = Params::init(FeatureSet::Pieces, h, 2, 3);
         let mut sparse = dense.clone();
-        let (mut adam_d, mut adam_s) = (
-            AdamW::new(FeatureSet::Pieces, h, 0.01),
-            AdamW::new(FeatureSet::Pieces, h, 0.01),
-        );
-        let mut grads = vec![
-            Gradient::new(FeatureSet::Pieces, h),
-            Gradient::new(FeatureSet::Pieces, h),
-        ];
+        let (mut adam_d, mut adam_s) = (AdamW::new(&dense, 0.01), AdamW::new(&dense, 0.01));
+        let mut grads = vec![Gradient::new(&dense), Gradient::new(&dense)];
         let mut scratch = Scratch::new(FeatureSet::Pieces, h);
         // Batches of 3, 1 and 2 positions (split over two "threads" where possible),
         // visited twice so that rows go untouched for a while and come back.
@@ -325,7 +318,7 @@ mod tests {
             assert_eq!(adam_s.v, adam_d.v, "second moments after step {step}");
         }
         // The rows no batch touched moved too: weight decay and momentum.
-        assert_ne!(sparse, Params::init(FeatureSet::Pieces, h, 3));
+        assert_ne!(sparse, Params::init(FeatureSet::Pieces, h, 2, 3));
     }
 
     #[test]
