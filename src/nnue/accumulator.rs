@@ -182,9 +182,9 @@ impl ThreatStack {
             for (persp, row) in [(&mut acc.white, f), (&mut acc.black, mirror(f))] {
                 let w = net.feature_weights(row);
                 if sign > 0 {
-                    super::network::add_assign(persp, w);
+                    super::simd::add_assign(persp, w);
                 } else {
-                    super::network::sub_assign(persp, w);
+                    super::simd::sub_assign(persp, w);
                 }
             }
         }
@@ -251,10 +251,10 @@ fn update_generic(
         _ => {
             to.copy_from_slice(from);
             for a in add.into_iter().flatten() {
-                super::network::add_assign(to, a);
+                super::simd::add_assign(to, a);
             }
             for s in sub.into_iter().flatten() {
-                super::network::sub_assign(to, s);
+                super::simd::sub_assign(to, s);
             }
         }
     }

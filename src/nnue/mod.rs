@@ -15,6 +15,7 @@
 //!   facts), recomputed per evaluated node.
 //! - [`network`]: the quantized network (int16 first layer, as engines use), its integer
 //!   forward pass and the versioned file format.
+//! - [`simd`]: the integer kernels (accumulator adds, the output's SCReLU dot product).
 //! - [`accumulator`]: the first layer's output kept per ply and updated incrementally on
 //!   every move (add/remove the changed features, both perspectives).
 //! - [`train`]: the CPU trainer (float model, sparse first layer, AdamW, rayon).
@@ -22,6 +23,7 @@
 pub mod accumulator;
 pub mod features;
 pub mod network;
+pub mod simd;
 pub mod threats;
 pub mod train;
 

@@ -19,7 +19,7 @@ use shakmaty::{Chess, Color, Move, Position};
 
 use super::MAX_PLY;
 use crate::nnue::accumulator::ThreatStack;
-use crate::nnue::network::add_into;
+use crate::nnue::simd::add_into;
 use crate::nnue::{Accumulator, AccumulatorStack, FeatureSet, Network};
 
 /// Accumulators of the current line.
