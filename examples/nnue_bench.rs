@@ -48,7 +48,8 @@ fn main() {
         stack.refresh(&net, 0, &g[0].0);
         for (ply, (pos, m)) in g.iter().enumerate() {
             stack.push_move(&net, ply, pos.turn(), m);
-            sum2 += i64::from(stack.evaluate(&net, ply + 1, !pos.turn()));
+            let pieces = pos.board().occupied().count() as u32 - u32::from(m.is_capture());
+            sum2 += i64::from(stack.evaluate(&net, ply + 1, !pos.turn(), pieces));
         }
     }
     let incremental = n as f64 / t.elapsed().as_secs_f64();
