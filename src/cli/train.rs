@@ -36,8 +36,8 @@ pub struct Args {
     /// Passes over the training part.
     #[arg(long, default_value_t = 40, value_name = "N")]
     epochs: usize,
-    /// Positions per mini-batch.
-    #[arg(long, default_value_t = 4096, value_name = "N")]
+    /// Positions per mini-batch (1,024 chose best on the validation part: 4,096 and more generalize worse).
+    #[arg(long, default_value_t = 1024, value_name = "N")]
     batch: usize,
     /// Initial learning rate of AdamW.
     #[arg(long, default_value_t = 1e-3, value_name = "LR")]

@@ -73,7 +73,7 @@ impl Default for Options {
             hidden: 256,
             buckets: 1,
             epochs: 40,
-            batch: 4096,
+            batch: 1024,
             lr: 1e-3,
             final_lr: 0.05,
             weight_decay: 0.6,
