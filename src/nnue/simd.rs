@@ -8,13 +8,13 @@
 
 use super::QA;
 
-/// Defines `pub(crate) fn $name` that runs `$generic` compiled with AVX2 when the CPU has
-/// it and as built otherwise.
+/// Defines `$vis fn $name` that runs `$generic` compiled with AVX2 when the CPU has it and
+/// as built otherwise (also used by the trainer's optimizer).
 macro_rules! avx2_dispatch {
-    ($(#[$doc:meta])* fn $name:ident / $avx2:ident = $generic:ident ($($arg:ident: $ty:ty),*) $(-> $ret:ty)?) => {
+    ($(#[$doc:meta])* $vis:vis fn $name:ident / $avx2:ident = $generic:ident ($($arg:ident: $ty:ty),*) $(-> $ret:ty)?) => {
         $(#[$doc])*
         #[inline]
-        pub(crate) fn $name($($arg: $ty),*) $(-> $ret)? {
+        $vis fn $name($($arg: $ty),*) $(-> $ret)? {
             #[cfg(target_arch = "x86_64")]
             if std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU has AVX2, checked just above.
@@ -30,28 +30,29 @@ macro_rules! avx2_dispatch {
         }
     };
 }
+pub(crate) use avx2_dispatch;
 
 avx2_dispatch! {
     /// `acc += w`, element-wise (wrapping like the engines' SIMD adds; the trainer clips
     /// weights so that real accumulators stay far from the `i16` limits).
-    fn add_assign / add_assign_avx2 = add_assign_generic(acc: &mut [i16], w: &[i16])
+    pub(crate) fn add_assign / add_assign_avx2 = add_assign_generic(acc: &mut [i16], w: &[i16])
 }
 
 avx2_dispatch! {
     /// `acc −= w`, element-wise (wrapping, as [`add_assign`]).
-    fn sub_assign / sub_assign_avx2 = sub_assign_generic(acc: &mut [i16], w: &[i16])
+    pub(crate) fn sub_assign / sub_assign_avx2 = sub_assign_generic(acc: &mut [i16], w: &[i16])
 }
 
 avx2_dispatch! {
     /// `out = a + b`, element-wise (wrapping): two accumulator parts into one.
-    fn add_into / add_into_avx2 = add_into_generic(out: &mut [i16], a: &[i16], b: &[i16])
+    pub(crate) fn add_into / add_into_avx2 = add_into_generic(out: &mut [i16], a: &[i16], b: &[i16])
 }
 
 avx2_dispatch! {
     /// `Σ clamp(a, 0, QA)² · w` over one perspective. `clamp(a) · w` fits an `i16` because
     /// `|w| ≤ 127` (the "lizard" SCReLU trick), so the compiler can use 16-bit multiplies
     /// with 32-bit pairwise sums; 64-element blocks keep the 32-bit partial sums exact.
-    fn screlu_dot / screlu_dot_avx2 = screlu_dot_generic(acc: &[i16], w: &[i16]) -> i64
+    pub(crate) fn screlu_dot / screlu_dot_avx2 = screlu_dot_generic(acc: &[i16], w: &[i16]) -> i64
 }
 
 #[inline(always)]

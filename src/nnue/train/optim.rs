@@ -3,6 +3,7 @@
 
 use super::grad::Gradient;
 use super::model::Params;
+use crate::nnue::simd::avx2_dispatch;
 
 /// AdamW's state and settings.
 #[derive(Clone, Debug)]
@@ -169,38 +170,11 @@ impl Rule {
     }
 }
 
-/// Updates `p[i]` (with moments `m[i]`, `v[i]`) by the gradient
-/// `Σ grads[t].params.slices()[slice][at + i]`, zero when `grads` is empty.
-fn update_span(
-    p: &mut [f32],
-    m: &mut [f32],
-    v: &mut [f32],
-    grads: &[Gradient],
-    slice: usize,
-    at: usize,
-    rule: Rule,
-) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, checked just above.
-        return unsafe { update_span_avx2(p, m, v, grads, slice, at, rule) };
-    }
-    update_span_generic(p, m, v, grads, slice, at, rule)
-}
-
-/// [`update_span`] compiled for AVX2: the same operations, 8-wide.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn update_span_avx2(
-    p: &mut [f32],
-    m: &mut [f32],
-    v: &mut [f32],
-    grads: &[Gradient],
-    slice: usize,
-    at: usize,
-    rule: Rule,
-) {
-    update_span_generic(p, m, v, grads, slice, at, rule)
+avx2_dispatch! {
+    /// Updates `p[i]` (with moments `m[i]`, `v[i]`) by the gradient
+    /// `Σ grads[t].params.slices()[slice][at + i]`, zero when `grads` is empty; 8-wide
+    /// with AVX2.
+    fn update_span / update_span_avx2 = update_span_generic(p: &mut [f32], m: &mut [f32], v: &mut [f32], grads: &[Gradient], slice: usize, at: usize, rule: Rule)
 }
 
 #[inline(always)]
