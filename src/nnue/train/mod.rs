@@ -76,7 +76,7 @@ impl Default for Options {
             batch: 1024,
             lr: 1e-3,
             final_lr: 0.05,
-            weight_decay: 0.6,
+            weight_decay: 0.3,
             lambda: 0.0,
             k: 0.0079,
             seed: 1,
