@@ -8,8 +8,8 @@
 #      part holds, each labelled with the search score of the move played;
 #   3. datagen: the built-in network's own games at 2,500 nodes per move (DATAGEN_GAMES),
 #      every kept position labelled by Stockfish at depth DEPTH (`label --option Hash=1`);
-#   4. train: 2,304 (pieces + threats) -> 256 -> 1 with the `train` defaults (batch 1,024,
-#      40 epochs, weight decay WD = 0.3), Stockfish's label where `label` made one;
+#   4. train: 2,304 (pieces + threats) -> HIDDEN (512) -> 1 with the `train` defaults (batch
+#      1,024, 40 epochs, weight decay 0.3), Stockfish's label where `label` made one;
 #   5. eval: the new network beside the linear evaluators on the shared sample's valid part
 #      (for choosing), then its test part (once, for the README).
 # Every step is resumable: killed and run again, it goes on where it stopped.
@@ -17,11 +17,11 @@
 # Usage: scripts/nnue-data.sh
 # Env:   DATA_DIR (default ~/data/chessgraph), JOBS (default: all cores), SF_GAMES (default
 #        3600; 0 skips the step), DATAGEN_GAMES (default 24000; 0 skips), DEPTH (default 4),
-#        WD (default 0.3)
+#        HIDDEN (default 512)
 # Time on the 2-core machine (2026-11-25, both cores): Stockfish self-play ~150 positions/s
 # per process (~120 plies a game): 3,600 games ~ 434k positions ~ 25 min; datagen 1,374
 # kept positions/s: 24,000 games ~ 2M positions ~ 25 min; label 2,316 positions/s at depth
-# 4 ~ 15 min; train ~3 min (372k positions/s, one thread each for two runs at once).
+# 4 ~ 15 min; train ~10 min for H = 512 (170k positions/s on one thread; H = 256: 374k).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${DATA_DIR:-$HOME/data/chessgraph}
@@ -29,7 +29,7 @@ jobs=${JOBS:-$(nproc)}
 depth=${DEPTH:-4}
 sf_games=${SF_GAMES:-3600}
 datagen_games=${DATAGEN_GAMES:-24000}
-wd=${WD:-0.3}
+hidden=${HIDDEN:-512}
 shared=../shared/data
 mkdir -p "$dir"
 cargo build --release
@@ -57,7 +57,7 @@ if [[ "$datagen_games" -gt 0 ]]; then
         --option Hash=1 --jobs "$jobs" --source datagen
     labels="sf-d$depth,imported"
 fi
-cg --db "$db" train --labels "$labels" --weight-decay "$wd" --out "$dir/nnue-new.nnue"
+cg --db "$db" train --labels "$labels" --hidden "$hidden" --out "$dir/nnue-new.nnue"
 
 # The bar is measured on the shared sample's own database, as every other figure.
 cg --db "$sample" import "$shared/positions-200k.csv.zst" "$shared/games-200k.pgn.zst"
