@@ -15,7 +15,7 @@ else pyarrow) and checks it against the SQLite database it came from (Python's s
   `chessgraph fit linear --json`), computed on the Parquet files alone.
 
 Exit codes: 0 all equal, 1 a difference (printed), 77 neither duckdb nor pyarrow is
-installed (`pip install duckdb`).
+installed (`pip install duckdb numpy`).
 """
 
 import argparse

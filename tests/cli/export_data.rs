@@ -211,8 +211,9 @@ cgtest!(a_database_without_edges_exports_the_whole_graph, |dir| {
 });
 
 cgtest!(an_independent_reader_agrees, |dir| {
+    // numpy solves the regression recipe's normal equations beside DuckDB.
     let python = std::process::Command::new("python3")
-        .args(["-c", "import duckdb"])
+        .args(["-c", "import duckdb, numpy"])
         .output();
     let pyarrow = std::process::Command::new("python3")
         .args(["-c", "import pyarrow"])
@@ -221,7 +222,9 @@ cgtest!(an_independent_reader_agrees, |dir| {
         o.as_ref().map(|o| o.status.success()).unwrap_or(false)
     };
     if !available(&python) && !available(&pyarrow) {
-        eprintln!("skipped: neither duckdb nor pyarrow for python3 (pip install duckdb)");
+        eprintln!(
+            "skipped: neither duckdb (with numpy) nor pyarrow for python3 (pip install duckdb numpy)"
+        );
         return;
     }
     database(&dir, "all");
