@@ -14,12 +14,18 @@ Usage: scripts/book-openings.py [--per-start 4] [--seed 5] > openings.fen
 Needs python-chess (pip install chess) and zstd.
 """
 import argparse
+import importlib.util
+import pathlib
 import random
-import re
-import subprocess
 import sys
 
 import chess
+
+# The book starts and their random children, as scripts/sf-selfplay.py draws them.
+_spec = importlib.util.spec_from_file_location(
+    "sf_selfplay", pathlib.Path(__file__).with_name("sf-selfplay.py"))
+selfplay = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(selfplay)
 
 
 def main():
@@ -29,19 +35,11 @@ def main():
     ap.add_argument("--seed", type=int, default=5)
     args = ap.parse_args()
     rng = random.Random(args.seed)
-    pgn = subprocess.run(["zstd", "-dc", args.shared], check=True, capture_output=True,
-                         text=True).stdout
-    books = list(dict.fromkeys(re.findall(r'\[FEN "([^"]+)"\]', pgn)))
+    books = selfplay.start_fens(args.shared)
     fens = []
     for fen in books:
-        board = chess.Board(fen)
-        fens.append(board.fen())
-        moves = list(board.legal_moves)
-        for m in rng.sample(moves, min(args.per_start, len(moves))):
-            child = board.copy()
-            child.push(m)
-            if not child.is_game_over():
-                fens.append(child.fen())
+        fens.append(chess.Board(fen).fen())
+        fens.extend(selfplay.random_children(fen, args.per_start, rng))
     rng.shuffle(fens)
     print(f"{len(books)} book starts, {len(fens)} openings", file=sys.stderr)
     print("\n".join(fens))

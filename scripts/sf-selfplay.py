@@ -50,6 +50,20 @@ def used_fens(paths):
     return seen
 
 
+def random_children(fen, k, rng):
+    """FENs after `k` different random legal moves from `fen` (fewer if it has fewer), the
+    game not over; drawn with `rng` (scripts/book-openings.py uses it too)."""
+    board = chess.Board(fen)
+    moves = list(board.legal_moves)
+    out = []
+    for m in rng.sample(moves, min(k, len(moves))):
+        child = board.copy()
+        child.push(m)
+        if not child.is_game_over():
+            out.append(child.fen())
+    return out
+
+
 def eval_comment(score):
     """Lichess style: pawns or #N, White's point of view."""
     if score.is_mate():
@@ -101,15 +115,7 @@ def main():
     books = start_fens(args.shared)
     # Not the book starts themselves: Stockfish at the shared set's node count would replay
     # its games move for move. Each start with `--variants` different random legal moves.
-    starts = []
-    for fen in books:
-        board = chess.Board(fen)
-        moves = list(board.legal_moves)
-        for m in rng.sample(moves, min(args.variants, len(moves))):
-            child = board.copy()
-            child.push(m)
-            if not child.is_game_over():
-                starts.append(child.fen())
+    starts = [child for fen in books for child in random_children(fen, args.variants, rng)]
     skip = used_fens(args.exclude + [args.out])
     starts = [f for i, f in enumerate(starts) if i % args.parts == args.part and f not in skip]
     if args.max_games:
