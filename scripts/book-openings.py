@@ -6,9 +6,9 @@ The shared sets' positions (and the sample's test part) come from Stockfish game
 GNU Chess book openings, half of them with one random move after the book. Only the 699k
 set's starts are used, so no game of the 200k sample (whose valid and test parts measure
 the network) opens a generated game. Measured (docs/nnue-experiments.md, 2026-11-25
-night): the engine's games from these openings taught the network *less* per position than
-games from 8 random plies (`datagen`'s default), so scripts/nnue-data.sh does not use it;
-it is kept to repeat that comparison.
+night): the engine's games from these openings did not teach the network more than games
+from 8 random plies (`datagen`'s default; the difference was within seed noise), so
+scripts/nnue-data.sh does not use it; it is kept to repeat that comparison.
 
 Usage: scripts/book-openings.py [--per-start 4] [--seed 5] > openings.fen
 Needs python-chess (pip install chess) and zstd.
