@@ -60,9 +60,6 @@ pub struct Args {
     /// Do not mirror training positions left-right (a↔h) at random.
     #[arg(long)]
     no_mirror: bool,
-    /// Keep an exponential moving average of the weights with this decay per step (e.g. 0.999) and save it instead of the last weights (0: off).
-    #[arg(long, default_value_t = 0.0, value_name = "D")]
-    ema: f32,
     /// Seed of the initial weights and the shuffling.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -160,13 +157,12 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         k,
         seed: args.seed,
         mirror: !args.no_mirror,
-        ema: args.ema,
         init,
     };
     let threads = rayon::current_num_threads();
     writeln!(
         out,
-        "training {} → {} → 1 (SCReLU, {} inputs, {} output bucket(s)) for {} epochs, batch {}, AdamW lr {} → {} (cosine), weight decay {}, λ {}, mirroring {}, weight average {}, seed {}, {} threads",
+        "training {} → {} → 1 (SCReLU, {} inputs, {} output bucket(s)) for {} epochs, batch {}, AdamW lr {} → {} (cosine), weight decay {}, λ {}, mirroring {}, seed {}, {} threads",
         opts.features.inputs(),
         opts.hidden,
         format!("{:?}", opts.features).to_lowercase(),
@@ -178,11 +174,6 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         opts.weight_decay,
         opts.lambda,
         if opts.mirror { "on" } else { "off" },
-        if opts.ema > 0.0 {
-            format!("decay {}", opts.ema)
-        } else {
-            "off".to_string()
-        },
         opts.seed,
         threads
     )?;

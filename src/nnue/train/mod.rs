@@ -60,12 +60,6 @@ pub struct Options {
     /// the network sees no castling rights, so the mirrored board is an equally valid
     /// example with the same label — twice the data for a net that overfits.
     pub mirror: bool,
-    /// Polyak averaging: when above 0, the weights kept (validated, quantized and saved) are
-    /// an exponential moving average of the trained ones, `avg ← d·avg + (1−d)·w` after
-    /// every step with this `d` (e.g. 0.999: about the last thousand steps). Averaging
-    /// smooths out the last steps' gradient noise, which the seed-to-seed spread of τ shows
-    /// is large at batch 1,024.
-    pub ema: f32,
     /// Start from this network's weights instead of random ones (fine-tuning); its
     /// inputs and hidden size must be `features` and `hidden`.
     #[serde(skip)]
@@ -87,7 +81,6 @@ impl Default for Options {
             k: 0.0079,
             seed: 1,
             mirror: true,
-            ema: 0.0,
             init: None,
         }
     }
@@ -198,14 +191,7 @@ pub fn train(
             )));
         }
     };
-    if !(0.0..1.0).contains(&opts.ema) {
-        return Err(Error::Invalid(format!(
-            "the averaging decay {} is outside 0..1",
-            opts.ema
-        )));
-    }
     let mut adam = AdamW::new(&params, opts.weight_decay);
-    let mut average = (opts.ema > 0.0).then(|| params.clone());
     let mut rng = SplitMix(opts.seed ^ 0x5eed);
     let mut order: Vec<u32> = (0..train.len() as u32).collect();
     let batches = train.len().div_ceil(opts.batch);
@@ -260,9 +246,6 @@ pub fn train(
                 lr,
                 crate::nnue::WEIGHT_CLIP,
             );
-            if let Some(avg) = &mut average {
-                avg.blend_towards(&params, 1.0 - opts.ema);
-            }
             progress(Progress::Batch(
                 epoch,
                 b + 1,
@@ -271,9 +254,7 @@ pub fn train(
             ));
         }
         let seconds = started.elapsed().as_secs_f64();
-        // With averaging on, the average is what is validated and kept.
-        let kept = average.as_ref().unwrap_or(&params);
-        let valid_loss = float_loss(kept, valid, opts);
+        let valid_loss = float_loss(&params, valid, opts);
         let e = Epoch {
             epoch,
             train_loss: loss_sum / train.len() as f64,
@@ -290,7 +271,7 @@ pub fn train(
             valid_loss
         };
         if best.as_ref().is_none_or(|(l, ..)| score < *l) {
-            best = Some((score, epoch, kept.clone()));
+            best = Some((score, epoch, params.clone()));
         }
     }
     let (_, best_epoch, best_params) = best.expect("at least one epoch ran");
@@ -473,47 +454,6 @@ mod tests {
         let b = train(&set, &set, &[], &opts, &mut |_| {}).unwrap();
         assert_eq!(a.network, b.network);
         assert!(a.test.tau.is_nan());
-    }
-
-    /// The averaged weights are what is kept: a different network from the last weights',
-    /// still fitting the handful, and a decay outside 0..1 is refused.
-    #[test]
-    fn weight_average_is_kept() {
-        let set: Vec<Sample> = [
-            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
-            "4k3/8/8/8/8/8/8/3QK3 w - - 0 1",
-            "4k3/8/8/8/8/8/8/3qK3 w - - 0 1",
-        ]
-        .iter()
-        .zip([30.0, 900.0, -900.0])
-        .map(|(f, l)| Sample::new(&parse_position(f).unwrap(), FeatureSet::Pieces, l, 0.5))
-        .collect();
-        let opts = Options {
-            features: FeatureSet::Pieces,
-            hidden: 8,
-            epochs: 200,
-            batch: 3,
-            lr: 0.01,
-            weight_decay: 0.0,
-            k: 0.004,
-            ..Options::default()
-        };
-        let plain = train(&set, &set, &[], &opts, &mut |_| {}).unwrap();
-        let averaged = Options {
-            ema: 0.9,
-            ..opts.clone()
-        };
-        let avg = train(&set, &set, &[], &averaged, &mut |_| {}).unwrap();
-        assert_ne!(plain.network, avg.network);
-        assert!(avg.valid.loss < 1e-3, "loss {}", avg.valid.loss);
-        for bad in [1.0, -0.1, f32::NAN] {
-            let opts = Options {
-                ema: bad,
-                ..opts.clone()
-            };
-            let err = train(&set, &set, &[], &opts, &mut |_| {}).unwrap_err();
-            assert!(err.to_string().contains("averaging decay"), "{err}");
-        }
     }
 
     #[test]

@@ -126,22 +126,6 @@ impl Params {
         }
     }
 
-    /// Moves every weight a fraction `t` of the way towards `other`'s
-    /// (`self ← self + t·(other − self)`), element by element, in parallel blocks.
-    pub fn blend_towards(&mut self, other: &Params, t: f32) {
-        use rayon::prelude::*;
-        const BLOCK: usize = 16384;
-        for (dst, src) in self.slices_mut().into_iter().zip(other.slices()) {
-            dst.par_chunks_mut(BLOCK)
-                .zip(src.par_chunks(BLOCK))
-                .for_each(|(d, s)| {
-                    for (x, &y) in d.iter_mut().zip(s) {
-                        *x += t * (y - *x);
-                    }
-                });
-        }
-    }
-
     /// The model's evaluation of `s`, centipawns from the side to move's view.
     pub fn predict_stm(&self, s: &Sample, scratch: &mut Scratch) -> f32 {
         #[cfg(target_arch = "x86_64")]
@@ -379,29 +363,6 @@ mod tests {
     }
 
     /// The analytic gradient agrees with finite differences on every kind of parameter.
-    #[test]
-    fn blend_towards_moves_each_weight_a_fraction() {
-        let mut a = Params::init(FeatureSet::Pieces, 8, 2, 1);
-        let b = Params::init(FeatureSet::Pieces, 8, 2, 2);
-        let before = a.clone();
-        a.blend_towards(&b, 0.25);
-        for k in 0..4 {
-            for ((&x, &x0), &y) in a.slices()[k]
-                .iter()
-                .zip(before.slices()[k])
-                .zip(b.slices()[k])
-            {
-                assert!((x - (0.75 * x0 + 0.25 * y)).abs() < 1e-6);
-            }
-        }
-        a.blend_towards(&b, 1.0);
-        for k in 0..4 {
-            for (&x, &y) in a.slices()[k].iter().zip(b.slices()[k]) {
-                assert!((x - y).abs() < 1e-6);
-            }
-        }
-    }
-
     #[test]
     fn gradient_matches_finite_differences() {
         let mut m = Params::init(FeatureSet::Pieces, 8, 4, 5);
