@@ -64,6 +64,9 @@ pub enum Error {
     /// A user-supplied value (option, name, condition) is invalid.
     #[error("{0}")]
     Invalid(String),
+    /// A user's SQL condition (`--where`) is refused.
+    #[error(transparent)]
+    Condition(#[from] crate::db::filter::ConditionError),
     /// A model could not be fitted (solver failure on otherwise valid input).
     #[error("fit failed: {0}")]
     Fit(String),

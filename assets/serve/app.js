@@ -22,10 +22,9 @@ function toast(message) {
 // Calls the JSON API; a refusal shows its message and throws.
 async function api(path, options = {}) {
   const init = { method: options.method || "GET", headers: {} };
-  if (options.body !== undefined) {
-    init.body = JSON.stringify(options.body);
-    init.headers["Content-Type"] = "application/json";
-  }
+  // The server takes state changes as JSON only (a cross-site page cannot send that).
+  if (init.method !== "GET") init.headers["Content-Type"] = "application/json";
+  if (options.body !== undefined) init.body = JSON.stringify(options.body);
   const res = await fetch(path, init);
   const data = await res.json().catch(() => ({ error: `${res.status} ${res.statusText}` }));
   if (!res.ok) {

@@ -1,25 +1,24 @@
 //! `chessgraph serve`: the database and the engine in a browser.
 
-use std::net::SocketAddr;
 use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Context;
-use chessgraph::serve::{Options, Server, play::PlayOptions};
+use chessgraph::serve::{Options, Server, WebCaps, play::PlayOptions};
 
 /// Arguments of `chessgraph serve`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Address to listen on; port 0 picks a free port (the address is printed on startup).
+    /// Address to listen on, HOST:PORT with an IP or a name (localhost:8080); port 0 picks a free port (printed on startup).
     #[arg(long, default_value = "127.0.0.1:8080")]
-    addr: SocketAddr,
-    /// Allow listening on an address other than loopback (anyone who reaches it can use the server).
+    addr: String,
+    /// Allow listening on an address other than loopback, and any Host name (anyone who reaches it can use the server).
     #[arg(long)]
     public: bool,
     /// Default evaluator of new games: a built-in name or one stored by `tune` in --db.
-    #[arg(long, default_value = "seed003")]
+    #[arg(long, default_value = chessgraph::eval::DEFAULT_EVALUATOR)]
     evaluator: String,
-    /// Threads answering requests, each with its own read-only database connection.
+    /// Threads answering API requests, each with its own read-only database connection.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
     workers: u16,
     /// Time limit of one SQL condition from the page, in milliseconds.
@@ -28,6 +27,15 @@ pub struct Args {
     /// Most rows one search answers with.
     #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     max_rows: u64,
+    /// Open connections at most; more wait until one closes.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(4..=10_000))]
+    max_connections: u64,
+    /// Time a client has to send a request's header, and then its body, in milliseconds.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(100..=600_000))]
+    read_timeout_ms: u64,
+    /// API requests that may wait for a worker; one more is answered 503.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    request_queue: u64,
     /// Engine searches that may wait in the queue; one more is answered 503.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=1000))]
     queue: u64,
@@ -37,6 +45,9 @@ pub struct Args {
     /// Longest time per move a game may ask for, in milliseconds.
     #[arg(long, default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     max_movetime_ms: u64,
+    /// Largest engine hash table a game may ask for (engine:hash=N), in MiB.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=16_384))]
+    max_hash: u64,
 }
 
 /// Runs `chessgraph serve` until the process is ended.
@@ -49,10 +60,17 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         workers: usize::from(args.workers),
         sql_timeout: Duration::from_millis(args.sql_timeout_ms),
         max_rows: args.max_rows as usize,
+        max_connections: args.max_connections as usize,
+        read_timeout: Duration::from_millis(args.read_timeout_ms),
+        queue: args.request_queue as usize,
         play: PlayOptions {
             queue: args.queue as usize,
             max_games: args.max_games as usize,
             max_movetime: Duration::from_millis(args.max_movetime_ms),
+        },
+        caps: WebCaps {
+            max_hash_mib: args.max_hash as usize,
+            ..WebCaps::default()
         },
     };
     let server = Server::bind(options).context("chessgraph serve")?;
@@ -63,6 +81,6 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         );
     }
     say!("chessgraph serve: listening on http://{}/", server.addr())?;
-    server.run();
+    server.run().context("chessgraph serve")?;
     Ok(())
 }

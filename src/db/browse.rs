@@ -5,7 +5,8 @@
 //! A user's condition runs under a [`Deadline`]: a SQLite progress handler that aborts
 //! the statement once its time is up, so no query can hold a connection for long.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OptionalExtension, params};
@@ -15,24 +16,34 @@ use serde_json::{Map, Value};
 use super::filter::prepare_filtered;
 use crate::{Error, Result};
 
-/// How many SQLite virtual-machine steps pass between two looks at the clock.
-const PROGRESS_STEPS: i32 = 10_000;
+/// How many SQLite virtual-machine steps pass between two looks at the clock. With the
+/// sandbox's limits ([`super::filter::Sandbox`]) one step costs at most a few
+/// microseconds, so a statement stops within milliseconds of its deadline.
+pub const PROGRESS_STEPS: i32 = 100;
 
 /// A time limit for the statements of one connection (see [`Deadline::install`]).
-#[derive(Clone, Debug, Default)]
-pub struct Deadline(Arc<Mutex<Option<Instant>>>);
+#[derive(Clone, Debug)]
+pub struct Deadline {
+    /// When the handler was installed: the deadline is kept as nanoseconds since then.
+    origin: Instant,
+    /// Nanoseconds since `origin` after which statements stop; `u64::MAX`: none.
+    at: Arc<AtomicU64>,
+}
 
 impl Deadline {
     /// Installs a progress handler on `conn` that interrupts any statement running past
     /// the deadline set by [`Deadline::run`]; outside `run` nothing is interrupted.
     pub fn install(conn: &Connection) -> Deadline {
-        let deadline = Deadline::default();
-        let shared = deadline.0.clone();
+        let deadline = Deadline {
+            origin: Instant::now(),
+            at: Arc::new(AtomicU64::new(u64::MAX)),
+        };
+        let (origin, at) = (deadline.origin, deadline.at.clone());
         conn.progress_handler(
             PROGRESS_STEPS,
             Some(move || {
-                let at = *shared.lock().unwrap_or_else(|e| e.into_inner());
-                at.is_some_and(|at| Instant::now() >= at)
+                let at = at.load(Ordering::Relaxed);
+                at != u64::MAX && origin.elapsed().as_nanos() as u64 >= at
             }),
         );
         deadline
@@ -41,9 +52,10 @@ impl Deadline {
     /// Runs `f` with statements limited to `limit` from now. A statement past it fails
     /// with an error for which [`is_interrupted`] is true.
     pub fn run<T>(&self, limit: Duration, f: impl FnOnce() -> Result<T>) -> Result<T> {
-        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now() + limit);
+        let at = (self.origin.elapsed() + limit).as_nanos() as u64;
+        self.at.store(at.min(u64::MAX - 1), Ordering::Relaxed);
         let result = f();
-        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        self.at.store(u64::MAX, Ordering::Relaxed);
         result
     }
 }

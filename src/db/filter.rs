@@ -1,48 +1,496 @@
-//! Users' SQL conditions (`--where`): checked, pasted into a query, and the query
-//! prepared so that SQLite's complaints name the condition. Shared by `fit` and `heatmap`.
+//! Users' SQL conditions (`--where`, the page's `where=`): checked, placed in a query, and
+//! the query prepared under a sandbox. Shared by `fit`, `heatmap` and `serve`.
+//!
+//! A condition is one SQL expression on the columns of `positions` (`p.`) and `features`
+//! (`f.`). Three gates keep it so, whoever typed it:
+//!
+//! 1. [`Condition::parse`] reads it with SQLite's own lexical rules (strings, quoted
+//!    names, comments) and refuses comments, `;`, parameters and a closing parenthesis
+//!    that has no opening one — so, placed between parentheses in a query, it can only be
+//!    an expression there: it cannot end the `WHERE` clause, start a `UNION` or comment
+//!    out the rest.
+//! 2. [`prepare_filtered`] prepares the query under an authorizer (SQLite's
+//!    `sqlite3_set_authorizer`): only `SELECT`, reads of the project's position tables
+//!    ([`READABLE_TABLES`]) and the functions of [`SAFE_FUNCTIONS`]. Everything else —
+//!    `pragma_*` tables, `sqlite_schema`, `ATTACH`, `load_extension`, `printf`,
+//!    `zeroblob`, recursive CTEs — is refused when the query is prepared, before a row is
+//!    read, with a message naming what was refused.
+//! 3. [`Sandbox`] lowers SQLite's run-time limits while a condition runs (longest string
+//!    or blob, longest `LIKE` pattern) so that no single step of the virtual machine can
+//!    take long, and a time limit ([`super::browse::Deadline`]) that checks the clock
+//!    every [`super::browse::PROGRESS_STEPS`] steps therefore holds to within a few
+//!    percent.
 
+use std::sync::{Arc, Mutex};
+
+use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
+use rusqlite::limits::Limit;
 use rusqlite::{Connection, Statement};
 
-use crate::{Error, Result};
+use crate::Result;
 
-/// Checks a user's SQL condition before it is pasted into a query: not empty, one
-/// expression (no `;`).
+/// Longest condition accepted, in bytes.
+pub const MAX_CONDITION_LEN: usize = 4096;
+
+/// Tables a condition (and the queries around it) may read.
+pub const READABLE_TABLES: &[&str] = &[
+    "positions",
+    "features",
+    "edges",
+    "labels",
+    "splits",
+    "games",
+];
+
+/// Functions a condition may call: pure, cheap per call, and none that makes a string
+/// much longer than its arguments (`printf`, `replace`, `hex`, `zeroblob`, ... are not
+/// here), reads the database's environment (`sqlite_version`, `load_extension`) or has
+/// side effects.
+pub const SAFE_FUNCTIONS: &[&str] = &[
+    // scalar
+    "abs",
+    "coalesce",
+    "ifnull",
+    "iif",
+    "if",
+    "nullif",
+    "min",
+    "max",
+    "length",
+    "octet_length",
+    "lower",
+    "upper",
+    "trim",
+    "ltrim",
+    "rtrim",
+    "substr",
+    "substring",
+    "like",
+    "glob",
+    "typeof",
+    "sign",
+    "round",
+    "random",
+    "unicode",
+    "char",
+    "likely",
+    "unlikely",
+    "likelihood",
+    // math
+    "sqrt",
+    "pow",
+    "power",
+    "exp",
+    "ln",
+    "log",
+    "log2",
+    "log10",
+    "floor",
+    "ceil",
+    "ceiling",
+    "mod",
+    "pi",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "atan2",
+    "degrees",
+    "radians",
+    "trunc",
+    // aggregate (in subqueries)
+    "count",
+    "sum",
+    "total",
+    "avg",
+];
+
+/// Longest string or blob a condition may make or read while it runs (bytes).
+const SANDBOX_MAX_LENGTH: i32 = 10_000;
+/// Longest `LIKE`/`GLOB` pattern while a condition runs (bytes).
+const SANDBOX_MAX_PATTERN: i32 = 100;
+/// Deepest expression tree of a query with a condition.
+const SANDBOX_MAX_EXPR_DEPTH: i32 = 200;
+
+/// Why a condition is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConditionError {
+    /// Nothing but spaces.
+    #[error("empty --where condition (give an SQL expression such as `phase >= 12`)")]
+    Empty,
+    /// Longer than [`MAX_CONDITION_LEN`].
+    #[error("--where condition of {0} bytes: at most {MAX_CONDITION_LEN}")]
+    TooLong(usize),
+    /// Not one expression: a `;`, a comment, a parameter, an unbalanced parenthesis or
+    /// an unterminated string.
+    #[error("--where {condition:?}: {why}; give one SQL condition on positions/features columns")]
+    NotOneExpression {
+        /// The condition.
+        condition: String,
+        /// What was found.
+        why: String,
+    },
+    /// SQLite refused the query it is part of (unknown column, syntax error).
+    #[error(
+        "invalid --where condition {condition:?}: {why} (columns of positions and features can be used, e.g. \"phase >= 12 AND eval_cp BETWEEN -300 AND 300\")"
+    )]
+    Invalid {
+        /// The condition.
+        condition: String,
+        /// SQLite's message.
+        why: String,
+    },
+    /// The authorizer refused something the condition does.
+    #[error("--where {condition:?}: {what} is not allowed in a condition ({allowed})")]
+    NotAllowed {
+        /// The condition.
+        condition: String,
+        /// What was refused (`function printf`, `reading table sqlite_schema`, ...).
+        what: String,
+        /// What is allowed instead.
+        allowed: String,
+    },
+}
+
+/// A checked condition: one SQL expression, safe to place between parentheses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Condition(String);
+
+impl Condition {
+    /// Checks `text` with SQLite's lexical rules (see the module comment).
+    pub fn parse(text: &str) -> std::result::Result<Condition, ConditionError> {
+        if text.trim().is_empty() {
+            return Err(ConditionError::Empty);
+        }
+        if text.len() > MAX_CONDITION_LEN {
+            return Err(ConditionError::TooLong(text.len()));
+        }
+        let refuse = |why: String| ConditionError::NotOneExpression {
+            condition: text.to_owned(),
+            why,
+        };
+        let b = text.as_bytes();
+        let mut depth = 0usize;
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            match c {
+                b'\'' | b'"' | b'`' | b'[' => {
+                    let close = if c == b'[' { b']' } else { c };
+                    // Strings and quoted names end at the closing quote; a doubled quote
+                    // is an escaped one (SQLite's rule; `[...]` has no escape).
+                    let mut j = i + 1;
+                    loop {
+                        match b.get(j) {
+                            None => return Err(refuse("an unterminated quote".into())),
+                            Some(&q) if q == close => {
+                                if close != b']' && b.get(j + 1) == Some(&close) {
+                                    j += 2;
+                                    continue;
+                                }
+                                break;
+                            }
+                            Some(_) => j += 1,
+                        }
+                    }
+                    i = j + 1;
+                    continue;
+                }
+                b'-' if b.get(i + 1) == Some(&b'-') => {
+                    return Err(refuse("a `--` comment".into()));
+                }
+                b'/' if b.get(i + 1) == Some(&b'*') => {
+                    return Err(refuse("a `/* */` comment".into()));
+                }
+                b';' => return Err(refuse("`;`".into())),
+                b'?' | b':' | b'@' | b'$' => {
+                    return Err(refuse(format!("the parameter mark `{}`", c as char)));
+                }
+                b'(' => depth += 1,
+                b')' => {
+                    depth = depth
+                        .checked_sub(1)
+                        .ok_or_else(|| refuse("a `)` without its `(`".into()))?;
+                }
+                0 => return Err(refuse("a NUL byte".into())),
+                _ => {}
+            }
+            i += 1;
+        }
+        if depth != 0 {
+            return Err(refuse("a `(` without its `)`".into()));
+        }
+        Ok(Condition(text.to_owned()))
+    }
+
+    /// The condition's text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Checks a user's SQL condition before it is placed in a query ([`Condition::parse`]).
 pub fn check_filter(filter: &str) -> Result<()> {
-    if filter.trim().is_empty() {
-        return Err(Error::Invalid(
-            "empty --where condition (give an SQL expression such as `phase >= 12`)".into(),
-        ));
-    }
-    if filter.contains(';') {
-        return Err(Error::Invalid(format!(
-            "--where {filter:?}: `;` is not allowed; give one SQL condition on positions/features columns"
-        )));
-    }
+    Condition::parse(filter)?;
     Ok(())
 }
 
-/// Prepares `sql`, which contains the user's condition `filter`, turning SQLite's complaints
-/// (unknown column, syntax error) into a message that names the condition.
+/// What the authorizer refused first while a statement was prepared.
+type Refusal = Arc<Mutex<Option<String>>>;
+
+fn authorize(ctx: AuthContext<'_>, refusal: &Refusal) -> Authorization {
+    let refused = match ctx.action {
+        AuthAction::Select => return Authorization::Allow,
+        AuthAction::Read { table_name, .. }
+            // SQLite names no database for some reads (a rowid); ATTACH is refused, so
+            // there is no other database than `main` to read.
+            if READABLE_TABLES.contains(&table_name)
+                && matches!(ctx.database_name, None | Some("main")) =>
+        {
+            return Authorization::Allow;
+        }
+        AuthAction::Function { function_name }
+            if SAFE_FUNCTIONS.contains(&function_name.to_ascii_lowercase().as_str()) =>
+        {
+            return Authorization::Allow;
+        }
+        AuthAction::Read { table_name, .. } => format!("reading table {table_name}"),
+        AuthAction::Function { function_name } => format!("function {function_name}"),
+        AuthAction::Recursive => "a recursive query".to_owned(),
+        AuthAction::Pragma { pragma_name, .. } => format!("pragma {pragma_name}"),
+        AuthAction::Attach { .. } => "ATTACH".to_owned(),
+        other => format!("{other:?}"),
+    };
+    let mut first = refusal.lock().unwrap_or_else(|e| e.into_inner());
+    if first.is_none() {
+        *first = Some(refused);
+    }
+    Authorization::Deny
+}
+
+fn allowed_list(what: &str) -> String {
+    if what.starts_with("function") {
+        format!("functions: {}", SAFE_FUNCTIONS.join(", "))
+    } else {
+        format!("tables: {}", READABLE_TABLES.join(", "))
+    }
+}
+
+/// Prepares `sql`, which contains the user's condition `filter`, under the authorizer of
+/// the module comment; SQLite's complaints (unknown column, syntax error, something not
+/// allowed) become a [`ConditionError`] that names the condition.
 pub fn prepare_filtered<'c>(
     conn: &'c Connection,
     sql: &str,
     filter: &str,
 ) -> Result<Statement<'c>> {
-    check_filter(filter)?;
-    let stmt = conn.prepare(sql).map_err(|e| {
-        let msg = match &e {
+    Condition::parse(filter)?;
+    let refusal: Refusal = Arc::default();
+    let seen = refusal.clone();
+    conn.authorizer(Some(move |ctx: AuthContext<'_>| authorize(ctx, &seen)));
+    let prepared = conn.prepare(sql);
+    conn.authorizer(None::<fn(AuthContext<'_>) -> Authorization>);
+    let stmt = prepared.map_err(|e| {
+        if let Some(what) = refusal.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            return ConditionError::NotAllowed {
+                condition: filter.to_owned(),
+                allowed: allowed_list(&what),
+                what,
+            };
+        }
+        let why = match &e {
             rusqlite::Error::SqliteFailure(_, Some(msg)) => msg.clone(),
             rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
             other => other.to_string(),
         };
-        Error::Invalid(format!(
-            "invalid --where condition {filter:?}: {msg} (columns of positions and features can be used, e.g. \"phase >= 12 AND eval_cp BETWEEN -300 AND 300\")"
-        ))
+        ConditionError::Invalid {
+            condition: filter.to_owned(),
+            why,
+        }
     })?;
     if !stmt.readonly() {
-        return Err(Error::Invalid(format!(
-            "--where {filter:?} must only read the database"
-        )));
+        return Err(ConditionError::NotAllowed {
+            condition: filter.to_owned(),
+            what: "writing".into(),
+            allowed: "a condition only reads".into(),
+        }
+        .into());
     }
     Ok(stmt)
+}
+
+/// SQLite's run-time limits lowered while a user's condition runs (see the module
+/// comment); [`Sandbox::run`] restores them after.
+pub struct Sandbox;
+
+impl Sandbox {
+    /// Runs `f` with the lowered limits on `conn`.
+    pub fn run<T>(conn: &Connection, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        let lowered = [
+            (Limit::SQLITE_LIMIT_LENGTH, SANDBOX_MAX_LENGTH),
+            (Limit::SQLITE_LIMIT_LIKE_PATTERN_LENGTH, SANDBOX_MAX_PATTERN),
+            (Limit::SQLITE_LIMIT_EXPR_DEPTH, SANDBOX_MAX_EXPR_DEPTH),
+        ];
+        let mut old = Vec::with_capacity(lowered.len());
+        for (limit, value) in lowered {
+            old.push((limit, conn.set_limit(limit, value)?));
+        }
+        let result = f();
+        for (limit, value) in old {
+            conn.set_limit(limit, value)?;
+        }
+        result
+    }
+}
+
+/// Whether `err` is SQLite refusing a string or blob over the sandbox's length.
+pub fn is_too_big(err: &crate::Error) -> bool {
+    matches!(err, crate::Error::Sqlite(rusqlite::Error::SqliteFailure(e, _))
+        if e.code == rusqlite::ErrorCode::TooBig)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn db() -> Connection {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE positions (id INTEGER PRIMARY KEY, fen TEXT, eval_cp INTEGER);
+             CREATE TABLE features (position_id INTEGER PRIMARY KEY, phase INTEGER);
+             CREATE TABLE sources (id INTEGER PRIMARY KEY, path TEXT);
+             INSERT INTO positions VALUES (1, '8/8/8/8/8/8/8/K1k5 w - - 0 1', 5), (2, 'x', 300);
+             INSERT INTO features VALUES (1, 3), (2, 20);
+             INSERT INTO sources VALUES (1, '/home/someone/secret.csv');",
+        )
+        .unwrap();
+        conn
+    }
+
+    fn run(conn: &Connection, filter: &str) -> Result<Vec<i64>> {
+        let sql = format!(
+            "SELECT p.id FROM positions p LEFT JOIN features f ON f.position_id = p.id \
+             WHERE (\n{filter}\n) ORDER BY p.id"
+        );
+        Sandbox::run(conn, || {
+            let mut stmt = prepare_filtered(conn, &sql, filter)?;
+            let rows = stmt.query_map([], |r| r.get(0))?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+
+    #[test]
+    fn conditions_are_one_expression() {
+        for good in [
+            "phase > 12",
+            "fen LIKE '%K%' AND (eval_cp BETWEEN -300 AND 300)",
+            "fen = 'it''s -- not a comment; (nor this'",
+            "\"phase\" > 1 OR [eval_cp] < 0 OR `fen` IS NULL",
+            "p.id IN (SELECT position_id FROM features WHERE phase > (1))",
+        ] {
+            assert!(Condition::parse(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "",
+            "  ",
+            "1; DROP TABLE positions",
+            "0) UNION ALL SELECT 1 /*",
+            "0) OR (1",
+            "phase > 1 -- rest",
+            "phase > 1 /* x */",
+            "(phase > 1",
+            "fen = 'unterminated",
+            "id = ?1",
+            "id = :x",
+            "\"phase",
+        ] {
+            assert!(Condition::parse(bad).is_err(), "{bad:?}");
+        }
+        assert!(matches!(
+            Condition::parse(&"1".repeat(MAX_CONDITION_LEN + 1)),
+            Err(ConditionError::TooLong(_))
+        ));
+    }
+
+    #[test]
+    fn the_sandbox_allows_reading_positions_and_safe_functions() {
+        let conn = db();
+        assert_eq!(run(&conn, "phase > 12").unwrap(), vec![2]);
+        assert_eq!(
+            run(&conn, "abs(eval_cp) < 10 AND length(fen) > 3").unwrap(),
+            vec![1]
+        );
+        assert_eq!(
+            run(
+                &conn,
+                "p.id IN (SELECT position_id FROM features WHERE phase < 5)"
+            )
+            .unwrap(),
+            vec![1]
+        );
+    }
+
+    #[test]
+    fn the_sandbox_refuses_other_tables_and_functions() {
+        let conn = db();
+        for (bad, what) in [
+            (
+                "length(printf('%.*c', 20000000 + p.id, 'x')) > 0",
+                "function printf",
+            ),
+            (
+                "(SELECT count(*) FROM sources) > 0",
+                "reading table sources",
+            ),
+            (
+                "(SELECT count(*) FROM pragma_database_list) > 0",
+                "pragma_database_list",
+            ),
+            ("(SELECT count(*) FROM sqlite_schema) > 0", "sqlite_schema"),
+            ("sqlite_version() IS NOT NULL", "function sqlite_version"),
+            ("load_extension('x') IS NULL", "function load_extension"),
+            ("length(zeroblob(1000000000)) > 0", "function zeroblob"),
+            (
+                "(WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c) > 0",
+                "recursive",
+            ),
+        ] {
+            let err = run(&conn, bad).unwrap_err();
+            let text = err.to_string();
+            assert!(
+                matches!(
+                    err,
+                    crate::Error::Condition(ConditionError::NotAllowed { .. })
+                ),
+                "{bad}: {text}"
+            );
+            assert!(text.contains(what), "{bad}: {text}");
+        }
+        // The authorizer is gone after the statement is prepared: the project's own
+        // queries on the same connection read what they like.
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM sources", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 1);
+    }
+
+    #[test]
+    fn long_strings_are_refused_while_a_condition_runs() {
+        let conn = db();
+        // 500 copies of a 27-byte FEN: 13,500 bytes, over the sandbox's 10,000.
+        let long = format!("length({}) > 0", vec!["fen"; 500].join(" || "));
+        let err = run(&conn, &long).unwrap_err();
+        assert!(is_too_big(&err), "{err:?}");
+        let short = format!("length({}) > 0", vec!["fen"; 300].join(" || "));
+        assert_eq!(run(&conn, &short).unwrap(), vec![1, 2]);
+        // Outside the sandbox the limits are back.
+        let big: i64 = conn
+            .query_row("SELECT length(printf('%.*c', 100000, 'x'))", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(big, 100_000);
+    }
 }

@@ -57,6 +57,10 @@ pub const EVAL_LIMIT: i32 = 20_000;
 /// Names of the built-in evaluators.
 pub const BUILTIN_NAMES: [&str; 4] = ["material", "simplified", "seed003", "nnue"];
 
+/// The evaluator the engine plays and is measured with unless told otherwise: the
+/// network, which beats the tuned linear evaluators in games.
+pub const DEFAULT_EVALUATOR: &str = "nnue";
+
 /// Tapers middlegame and endgame sums by `phase` (0..=24), truncating toward zero, and
 /// clamps to ±[`EVAL_LIMIT`].
 #[inline]

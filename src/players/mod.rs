@@ -110,82 +110,131 @@ pub const PLAYER_NAMES: &[&str] = &["engine", "random", "greedy", "minimax", "mc
 /// Turns an evaluator spec (built-in name, file, stored name) into an evaluator.
 pub type Resolve<'a> = dyn Fn(&str) -> crate::Result<Evaluator> + 'a;
 
-/// Builds the player a spec names. `default_evaluator` is used by players that take an
-/// `evaluator` key when the spec gives none; `resolve` turns an `evaluator=` value into
-/// an evaluator.
+/// A checked player spec: every key known and every value in range, evaluators
+/// resolved — nothing allocated or read yet ([`Settings::build`] does that).
+pub enum Settings {
+    /// The engine with its evaluator and hash table size (MiB).
+    Engine(Arc<Evaluator>, usize),
+    /// A seeded random mover.
+    Random(u64),
+    /// One ply and a capture search.
+    Greedy(Arc<Evaluator>),
+    /// Fixed-depth alpha-beta.
+    Minimax(u32, Arc<Evaluator>),
+    /// UCT Monte Carlo tree search.
+    Mcts(mcts::MctsSettings, Arc<Evaluator>),
+    /// A `fit moves` model file.
+    Logistic(std::path::PathBuf),
+}
+
+impl Settings {
+    /// Checks a spec. `default_evaluator` is used by players that take an `evaluator`
+    /// key when the spec gives none; `resolve` turns an `evaluator=` value into an
+    /// evaluator.
+    pub fn check(
+        spec: &Spec,
+        default_evaluator: Arc<Evaluator>,
+        resolve: &Resolve<'_>,
+    ) -> Result<Settings, SpecError> {
+        let evaluator = |spec: &Spec| -> Result<Arc<Evaluator>, SpecError> {
+            match spec.get("evaluator") {
+                None => Ok(default_evaluator.clone()),
+                Some(e) => resolve(e).map(Arc::new).map_err(|err| SpecError::Value {
+                    player: spec.name.clone(),
+                    key: "evaluator".into(),
+                    value: e.into(),
+                    why: crate::error::error_chain(&err),
+                }),
+            }
+        };
+        Ok(match spec.name.as_str() {
+            "engine" => {
+                spec.check_keys(&["evaluator", "hash"])?;
+                let hash = spec.parse_or("hash", 16usize, 1..=16384)?;
+                Settings::Engine(evaluator(spec)?, hash)
+            }
+            "random" => {
+                spec.check_keys(&["seed"])?;
+                Settings::Random(spec.parse_or("seed", 1u64, 0..=u64::MAX)?)
+            }
+            "greedy" => {
+                spec.check_keys(&["evaluator"])?;
+                Settings::Greedy(evaluator(spec)?)
+            }
+            "minimax" => {
+                spec.check_keys(&["depth", "evaluator"])?;
+                let depth =
+                    spec.parse_or("depth", minimax::DEFAULT_DEPTH, 1..=minimax::MAX_DEPTH)?;
+                Settings::Minimax(depth, evaluator(spec)?)
+            }
+            "mcts" => {
+                spec.check_keys(&["iterations", "c", "rollout", "seed", "evaluator"])?;
+                let settings = mcts::MctsSettings {
+                    iterations: spec.parse_or(
+                        "iterations",
+                        mcts::DEFAULT_ITERATIONS,
+                        1..=mcts::MAX_ITERATIONS,
+                    )?,
+                    c: spec.parse_or("c", mcts::DEFAULT_C, 0.0..=100.0)?,
+                    rollout: spec.parse_or("rollout", mcts::DEFAULT_ROLLOUT, 0..=1000)?,
+                    seed: spec.parse_or("seed", 1u64, 0..=u64::MAX)?,
+                };
+                Settings::Mcts(settings, evaluator(spec)?)
+            }
+            "logistic" => {
+                spec.check_keys(&["model"])?;
+                let path = spec.get("model").unwrap_or_default();
+                if path.is_empty() {
+                    return Err(SpecError::Value {
+                        player: spec.name.clone(),
+                        key: "model".into(),
+                        value: path.into(),
+                        why: "required: a model file of `chessgraph fit moves --out`".into(),
+                    });
+                }
+                Settings::Logistic(path.into())
+            }
+            other => return Err(SpecError::UnknownPlayer(other.to_owned())),
+        })
+    }
+
+    /// Makes the player: allocates the engine's hash table, reads a model file.
+    pub fn build(self) -> Result<Box<dyn Player>, SpecError> {
+        Ok(match self {
+            Settings::Engine(evaluator, hash) => {
+                let searcher =
+                    Searcher::try_new(evaluator, hash).map_err(|why| SpecError::Value {
+                        player: "engine".into(),
+                        key: "hash".into(),
+                        value: hash.to_string(),
+                        why,
+                    })?;
+                Box::new(searcher)
+            }
+            Settings::Random(seed) => Box::new(random::RandomPlayer::new(seed)),
+            Settings::Greedy(e) => Box::new(greedy::GreedyPlayer::new(e)),
+            Settings::Minimax(depth, e) => Box::new(minimax::MinimaxPlayer::new(depth, e)),
+            Settings::Mcts(settings, e) => Box::new(mcts::MctsPlayer::new(settings, e)),
+            Settings::Logistic(path) => {
+                let p = logistic::LogisticPlayer::open(&path).map_err(|e| SpecError::Value {
+                    player: "logistic".into(),
+                    key: "model".into(),
+                    value: path.display().to_string(),
+                    why: e.to_string(),
+                })?;
+                Box::new(p)
+            }
+        })
+    }
+}
+
+/// Builds the player a spec names ([`Settings::check`], then [`Settings::build`]).
 pub fn build(
     spec: &Spec,
     default_evaluator: Arc<Evaluator>,
     resolve: &Resolve<'_>,
 ) -> Result<Box<dyn Player>, SpecError> {
-    let evaluator = |spec: &Spec| -> Result<Arc<Evaluator>, SpecError> {
-        match spec.get("evaluator") {
-            None => Ok(default_evaluator.clone()),
-            Some(e) => resolve(e).map(Arc::new).map_err(|err| SpecError::Value {
-                player: spec.name.clone(),
-                key: "evaluator".into(),
-                value: e.into(),
-                why: crate::error::error_chain(&err),
-            }),
-        }
-    };
-    match spec.name.as_str() {
-        "engine" => {
-            spec.check_keys(&["evaluator", "hash"])?;
-            let hash = spec.parse_or("hash", 16usize, 1..=16384)?;
-            Ok(Box::new(Searcher::new(evaluator(spec)?, hash)))
-        }
-        "random" => {
-            spec.check_keys(&["seed"])?;
-            let seed = spec.parse_or("seed", 1u64, 0..=u64::MAX)?;
-            Ok(Box::new(random::RandomPlayer::new(seed)))
-        }
-        "greedy" => {
-            spec.check_keys(&["evaluator"])?;
-            Ok(Box::new(greedy::GreedyPlayer::new(evaluator(spec)?)))
-        }
-        "minimax" => {
-            spec.check_keys(&["depth", "evaluator"])?;
-            let depth = spec.parse_or("depth", minimax::DEFAULT_DEPTH, 1..=minimax::MAX_DEPTH)?;
-            Ok(Box::new(minimax::MinimaxPlayer::new(
-                depth,
-                evaluator(spec)?,
-            )))
-        }
-        "mcts" => {
-            spec.check_keys(&["iterations", "c", "rollout", "seed", "evaluator"])?;
-            let settings = mcts::MctsSettings {
-                iterations: spec.parse_or(
-                    "iterations",
-                    mcts::DEFAULT_ITERATIONS,
-                    1..=mcts::MAX_ITERATIONS,
-                )?,
-                c: spec.parse_or("c", mcts::DEFAULT_C, 0.0..=100.0)?,
-                rollout: spec.parse_or("rollout", mcts::DEFAULT_ROLLOUT, 0..=1000)?,
-                seed: spec.parse_or("seed", 1u64, 0..=u64::MAX)?,
-            };
-            Ok(Box::new(mcts::MctsPlayer::new(settings, evaluator(spec)?)))
-        }
-        "logistic" => {
-            spec.check_keys(&["model"])?;
-            let path = spec.get("model").unwrap_or_default();
-            let bad = |why: String| SpecError::Value {
-                player: spec.name.clone(),
-                key: "model".into(),
-                value: path.into(),
-                why,
-            };
-            if path.is_empty() {
-                return Err(bad(
-                    "required: a model file of `chessgraph fit moves --out`".into(),
-                ));
-            }
-            let p = logistic::LogisticPlayer::open(std::path::Path::new(path))
-                .map_err(|e| bad(e.to_string()))?;
-            Ok(Box::new(p))
-        }
-        other => Err(SpecError::UnknownPlayer(other.to_owned())),
-    }
+    Settings::check(spec, default_evaluator, resolve)?.build()
 }
 
 /// The result of a choice made without a search: `best` with a zero score and no nodes.

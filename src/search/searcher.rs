@@ -53,6 +53,15 @@ impl Searcher {
         Searcher::with_table(evaluator, TranspositionTable::new(hash_mib))
     }
 
+    /// A searcher with a `hash_mib` MiB transposition table, or an error when the memory
+    /// cannot be allocated (for sizes chosen by a user).
+    pub fn try_new(evaluator: Arc<Evaluator>, hash_mib: usize) -> Result<Searcher, String> {
+        Ok(Searcher::with_table(
+            evaluator,
+            TranspositionTable::try_new(hash_mib)?,
+        ))
+    }
+
     pub(super) fn with_table(evaluator: Arc<Evaluator>, tt: TranspositionTable) -> Searcher {
         let mut lmr = vec![[0u8; 64]; 64];
         for (d, row) in lmr.iter_mut().enumerate().skip(1) {

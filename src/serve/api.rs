@@ -124,8 +124,7 @@ pub fn route(w: &mut Worker, method: &str, path: &str, q: &Query, body: &[u8]) -
         (["db", "positions"], true) => search(w, q),
         (["db", "positions", "random"], true) => {
             let timeout = w.app.options.sql_timeout;
-            let (conn, deadline) = w.db()?;
-            let id = deadline.run(timeout, || browse::random(conn, q.get("where")))?;
+            let id = w.user_sql(timeout, |conn| browse::random(conn, q.get("where")))?;
             let id = id.ok_or_else(|| ApiError::not_found("no position matches"))?;
             stored_position(w, id, q)
         }
@@ -298,8 +297,12 @@ fn board_view(w: &mut Worker, pos: &Chess, q: &Query) -> Result<Value, ApiError>
 fn stored_position(w: &mut Worker, id: i64, q: &Query) -> ApiResult {
     let (row, features, edges, labels) = {
         let conn = w.db()?.0;
-        let row = browse::position(conn, id)?
+        let mut row = browse::position(conn, id)?
             .ok_or_else(|| ApiError::not_found(format!("no position {id}")))?;
+        // The file name only: the page never shows where files are on the machine.
+        if let Some(name) = std::path::Path::new(&row.source).file_name() {
+            row.source = name.to_string_lossy().into_owned();
+        }
         (
             row,
             browse::features(conn, id)?,
@@ -329,8 +332,7 @@ fn search(w: &mut Worker, q: &Query) -> ApiResult {
     let after = q.number("after", 0i64, 0, i64::MAX)?;
     let limit = q.number("limit", 50usize, 1, w.app.options.max_rows)?;
     let timeout = w.app.options.sql_timeout;
-    let (conn, deadline) = w.db()?;
-    let (rows, more) = deadline.run(timeout, || browse::search(conn, filter, after, limit))?;
+    let (rows, more) = w.user_sql(timeout, |conn| browse::search(conn, filter, after, limit))?;
     Ok(Reply::json(
         &json!({ "where": filter, "rows": rows, "more": more }),
     ))
@@ -372,8 +374,7 @@ fn heatmap(w: &mut Worker, q: &Query) -> ApiResult {
         .to_owned();
     let min = q.number("min_samples", 20u64, 1, 1_000_000)?;
     let timeout = w.app.options.sql_timeout * 5;
-    let (conn, deadline) = w.db()?;
-    let map = deadline.run(timeout, || crate::heatmap::aggregate(conn, &filter))?;
+    let map = w.user_sql(timeout, |conn| crate::heatmap::aggregate(conn, &filter))?;
     let pieces: Vec<Value> = crate::heatmap::PIECES
         .iter()
         .enumerate()

@@ -93,10 +93,15 @@ impl From<crate::Error> for ApiError {
                 "the query ran past its time limit; narrow the condition (e.g. add `AND phase > 20`)",
             );
         }
+        if crate::db::filter::is_too_big(&e) {
+            return ApiError::bad(
+                "the condition makes a string or blob over the server's length limit",
+            );
+        }
         // The library's messages name command-line flags; the page calls it `where`.
         let message = crate::error::error_chain(&e).replace("--where", "where");
         match e {
-            crate::Error::Invalid(_) => ApiError::bad(message),
+            crate::Error::Invalid(_) | crate::Error::Condition(_) => ApiError::bad(message),
             _ => ApiError {
                 status: 500,
                 message,

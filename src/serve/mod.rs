@@ -1,7 +1,8 @@
 //! `chessgraph serve`: the database and the engine in a browser.
 //!
-//! A small HTTP server (tiny_http) with a page whose HTML, JavaScript, CSS and font are
-//! built into the binary ([`assets`]), and JSON endpoints behind every view ([`api`]):
+//! An HTTP server ([`net`]: hyper, with every limit a request could push past) with a
+//! page whose HTML, JavaScript, CSS and font are built into the binary ([`assets`]), and
+//! JSON endpoints behind every view ([`api`]):
 //!
 //! - **Play**: games against any player ([`crate::players::build`] specs) kept in memory
 //!   ([`play`]); the players run on one engine thread behind a bounded queue.
@@ -9,20 +10,30 @@
 //!   each evaluator's term-by-term breakdown ([`crate::eval::breakdown`]).
 //! - **Data**: the report, the heatmaps, stored fits and evaluators, import errors.
 //!
-//! Safety: the database is opened read-only, one connection per worker thread; users' SQL
-//! conditions run under a time limit (a SQLite progress handler) and a row limit; bad
-//! input gets a 4xx answer with `{"error": ...}`; only the embedded assets are served;
-//! the server listens on loopback addresses unless told otherwise.
+//! Safety, for a server left running on a machine with a browser:
+//!
+//! - no request can crash it, starve it or make it allocate what a header announces
+//!   ([`net`]: bounded connections, header and body timeouts, size limits);
+//! - only this server's own page can use the API ([`guard`]: Host, Origin,
+//!   `Sec-Fetch-Site`, JSON for state changes), on loopback unless `--public`;
+//! - requests never name files: players and evaluators come by name, built-in or stored
+//!   in the database, with the web's caps on hash, depth, iterations and time
+//!   ([`web_spec`]); a failed allocation fails that game only;
+//! - users' SQL conditions are one expression, prepared under an authorizer, run with
+//!   SQLite's length limits lowered and a time limit checked every 100 steps
+//!   ([`crate::db::filter`], [`crate::db::browse::Deadline`]); every refusal is a 4xx
+//!   with `{"error": ...}`; the database is opened read-only.
 
 pub mod api;
 pub mod assets;
 mod game;
+pub mod guard;
 pub mod http;
+pub mod net;
 pub mod play;
 
 use std::collections::HashMap;
-use std::io::Read;
-use std::net::SocketAddr;
+use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -33,7 +44,7 @@ use rusqlite::Connection;
 use crate::db::browse::Deadline;
 use crate::eval::{BUILTIN_NAMES, Evaluator};
 use http::{ApiError, Query, Reply};
-use play::{Factory, Play, PlayOptions};
+use play::{Play, PlayOptions};
 
 /// Largest request body accepted (bytes).
 pub const MAX_BODY: usize = 64 * 1024;
@@ -43,8 +54,8 @@ pub const MAX_BODY: usize = 64 * 1024;
 pub struct Options {
     /// The database (read-only); the server runs without one when the file is missing.
     pub db: PathBuf,
-    /// Address to listen on (port 0: any free port).
-    pub addr: SocketAddr,
+    /// Address to listen on, `HOST:PORT` with a name or an IP (port 0: any free port).
+    pub addr: String,
     /// Allow a non-loopback address.
     pub public: bool,
     /// Default evaluator of new games (built-in or stored name).
@@ -55,13 +66,29 @@ pub struct Options {
     pub sql_timeout: Duration,
     /// Most rows a search returns.
     pub max_rows: usize,
+    /// Open connections at most.
+    pub max_connections: usize,
+    /// Time a client has to send its header, and then its body.
+    pub read_timeout: Duration,
+    /// API requests waiting for a worker at most (one more is answered 503).
+    pub queue: usize,
     /// The games store.
     pub play: PlayOptions,
+    /// Caps on what a player spec from the page may ask for.
+    pub caps: WebCaps,
 }
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
+    /// The address does not parse or resolve.
+    #[error("--addr {addr:?}: {why}")]
+    Address {
+        /// The address as given.
+        addr: String,
+        /// Why it cannot be used.
+        why: String,
+    },
     /// A non-loopback address without `--public`.
     #[error(
         "{0} is not a loopback address: pass --public to listen on it (anyone who can reach it can use the server)"
@@ -169,6 +196,17 @@ impl Worker {
         Ok((c, d))
     }
 
+    /// Runs `f` on the worker's connection as a user's SQL condition: under the sandbox's
+    /// limits ([`crate::db::filter::Sandbox`]) and a deadline `limit` from now.
+    pub fn user_sql<T>(
+        &mut self,
+        limit: Duration,
+        f: impl FnOnce(&Connection) -> crate::Result<T>,
+    ) -> Result<T, ApiError> {
+        let (conn, deadline) = self.db()?;
+        Ok(deadline.run(limit, || crate::db::filter::Sandbox::run(conn, || f(conn)))?)
+    }
+
     /// The connection if there is a database, else `None`.
     pub fn db_if_any(&mut self) -> Result<Option<&Connection>, ApiError> {
         if self.app.db.is_none() {
@@ -178,18 +216,198 @@ impl Worker {
     }
 }
 
+/// Caps on the players a page may ask for: a spec from the web never names a file and
+/// never asks for more memory or work than these.
+#[derive(Debug, Clone, Copy)]
+pub struct WebCaps {
+    /// Largest engine hash table (MiB).
+    pub max_hash_mib: usize,
+    /// Deepest `minimax` search.
+    pub max_depth: u32,
+    /// Most `mcts` iterations.
+    pub max_iterations: u64,
+}
+
+impl Default for WebCaps {
+    fn default() -> WebCaps {
+        WebCaps {
+            max_hash_mib: 64,
+            max_depth: 8,
+            max_iterations: 200_000,
+        }
+    }
+}
+
+/// Checks a player spec from the page against `caps`: no file names (`logistic` takes a
+/// stored fit, `fit=ID`), hash, depth and iterations within the caps. Returns the parsed
+/// spec.
+pub fn web_spec(text: &str, caps: &WebCaps) -> Result<crate::players::Spec, ApiError> {
+    let spec = crate::players::Spec::parse(text).map_err(|e| ApiError::bad(e.to_string()))?;
+    let over = |key: &str, max: String| {
+        ApiError::bad(format!(
+            "player {}: {key} is at most {max} from the page (the server's cap)",
+            spec.name
+        ))
+    };
+    let number = |key: &str| -> Result<Option<u64>, ApiError> {
+        spec.get(key)
+            .map(|v| {
+                v.parse::<u64>().map_err(|_| {
+                    ApiError::bad(format!("player {}: {key}={v:?}: not a number", spec.name))
+                })
+            })
+            .transpose()
+    };
+    match spec.name.as_str() {
+        "engine" => {
+            if number("hash")?.is_some_and(|h| h > caps.max_hash_mib as u64) {
+                return Err(over("hash", format!("{} MiB", caps.max_hash_mib)));
+            }
+        }
+        "minimax" => {
+            if number("depth")?.is_some_and(|d| d > u64::from(caps.max_depth)) {
+                return Err(over("depth", caps.max_depth.to_string()));
+            }
+        }
+        "mcts" => {
+            if number("iterations")?.is_some_and(|n| n > caps.max_iterations) {
+                return Err(over("iterations", caps.max_iterations.to_string()));
+            }
+        }
+        "logistic" => {
+            if spec.get("model").is_some() {
+                return Err(ApiError::bad(
+                    "player logistic: the page cannot name files; use logistic:fit=ID with a fit stored by `chessgraph fit moves` (GET /api/db/fits lists them)",
+                ));
+            }
+            spec.check_keys(&["fit"])
+                .map_err(|e| ApiError::bad(e.to_string()))?;
+            if number("fit")?.is_none() {
+                return Err(ApiError::bad(
+                    "player logistic: fit=ID is required (a fit stored by `chessgraph fit moves`)",
+                ));
+            }
+        }
+        _ => {}
+    }
+    Ok(spec)
+}
+
+/// Players for games, from specs checked by [`web_spec`]: evaluators and move models come
+/// by name from the built-ins and the database, never from a file.
+struct WebPlayers {
+    evaluators: Arc<Evaluators>,
+    caps: WebCaps,
+}
+
+impl WebPlayers {
+    /// The player a spec names, with `evaluator` for players whose spec names none.
+    fn make(
+        &self,
+        text: &str,
+        evaluator: &str,
+        build: bool,
+    ) -> Result<Option<Box<dyn crate::players::Player>>, String> {
+        let spec = web_spec(text, &self.caps).map_err(|e| e.message)?;
+        if spec.name == "logistic" {
+            let id = spec
+                .get("fit")
+                .and_then(|v| v.parse::<i64>().ok())
+                .unwrap_or(0);
+            let db = self.evaluators.db.as_ref().ok_or_else(|| {
+                "player logistic: the server has no database with fits".to_owned()
+            })?;
+            let conn = crate::db::open_read_only(db).map_err(|e| e.to_string())?;
+            let model = crate::fit::moves::stored(&conn, id)
+                .map_err(|e| e.to_string())?
+                .ok_or_else(|| {
+                    format!("player logistic: no `fit moves` fit {id} in the database")
+                })?;
+            let name = std::path::PathBuf::from(format!("fit {id}"));
+            return Ok(build.then(|| {
+                Box::new(crate::players::logistic::LogisticPlayer::new(&name, model))
+                    as Box<dyn crate::players::Player>
+            }));
+        }
+        let default = self.evaluators.get(evaluator).map_err(|e| e.message)?;
+        let resolve = |name: &str| -> crate::Result<Evaluator> {
+            self.evaluators
+                .get(name)
+                .map(|e| (*e).clone())
+                .map_err(|e| crate::Error::Invalid(e.message))
+        };
+        let settings =
+            crate::players::Settings::check(&spec, default, &resolve).map_err(|e| e.to_string())?;
+        if !build {
+            return Ok(None);
+        }
+        settings.build().map(Some).map_err(|e| e.to_string())
+    }
+}
+
+impl play::Players for WebPlayers {
+    fn check(&self, spec: &str, evaluator: &str) -> Result<(), String> {
+        self.make(spec, evaluator, false).map(|_| ())
+    }
+
+    fn build(
+        &self,
+        spec: &str,
+        evaluator: &str,
+    ) -> Result<Box<dyn crate::players::Player>, String> {
+        self.make(spec, evaluator, true)?
+            .ok_or_else(|| "no player built".to_owned())
+    }
+}
+
 /// A bound server, ready to [`Server::run`].
 pub struct Server {
-    http: Arc<tiny_http::Server>,
+    listener: TcpListener,
     app: Arc<App>,
     addr: SocketAddr,
+    guard: guard::Guard,
+}
+
+/// `HOST:PORT` (a name or an IP; `[v6]:PORT`) resolved, loopback addresses first.
+fn resolve(addr: &str) -> Result<(String, SocketAddr), ServeError> {
+    let bad = |why: String| ServeError::Address {
+        addr: addr.to_owned(),
+        why,
+    };
+    let (host, _) = addr
+        .rsplit_once(':')
+        .ok_or_else(|| bad("expected HOST:PORT, e.g. 127.0.0.1:8080 or localhost:8080".into()))?;
+    let host = host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_owned();
+    let mut found: Vec<SocketAddr> = addr
+        .to_socket_addrs()
+        .map_err(|e| bad(e.to_string()))?
+        .collect();
+    // IPv4 first: `localhost` then means 127.0.0.1, which every browser reaches.
+    found.sort_by_key(|a| (!a.ip().is_loopback(), a.is_ipv6()));
+    let first = *found
+        .first()
+        .ok_or_else(|| bad("resolves to no address".into()))?;
+    if found
+        .iter()
+        .any(|a| a.ip().is_loopback() != first.ip().is_loopback())
+    {
+        // A name that resolves to loopback and other addresses: refuse to guess.
+        return Err(bad(
+            "resolves to loopback and other addresses; give an IP address".into(),
+        ));
+    }
+    Ok((host, first))
 }
 
 impl Server {
     /// Checks the options and the database and binds the address.
     pub fn bind(options: Options) -> Result<Server, ServeError> {
-        if !options.addr.ip().is_loopback() && !options.public {
-            return Err(ServeError::NotLoopback(options.addr));
+        let (host, wanted) = resolve(&options.addr)?;
+        if !wanted.ip().is_loopback() && !options.public {
+            return Err(ServeError::NotLoopback(wanted));
         }
         let db = options.db.exists().then(|| options.db.clone());
         if let Some(path) = &db {
@@ -203,26 +421,31 @@ impl Server {
         evaluators
             .get(&options.evaluator)
             .map_err(|e| crate::Error::Invalid(format!("--evaluator: {}", e.message)))?;
-        let factory = player_factory(evaluators.clone());
-        let http = tiny_http::Server::http(options.addr).map_err(|e| ServeError::Bind {
-            addr: options.addr,
+        let players = Arc::new(WebPlayers {
+            evaluators: evaluators.clone(),
+            caps: options.caps,
+        });
+        let listener = TcpListener::bind(wanted).map_err(|e| ServeError::Bind {
+            addr: wanted,
             why: e.to_string(),
         })?;
-        let addr = http.server_addr().to_ip().ok_or_else(|| ServeError::Bind {
-            addr: options.addr,
-            why: "not an IP socket".into(),
+        let addr = listener.local_addr().map_err(|e| ServeError::Bind {
+            addr: wanted,
+            why: e.to_string(),
         })?;
+        let guard = guard::Guard::new(addr, &host, options.public);
         let app = Arc::new(App {
             db,
-            play: Play::start(options.play, factory),
+            play: Play::start(options.play, players),
             options,
             evaluators,
             report: Mutex::new(None),
         });
         Ok(Server {
-            http: Arc::new(http),
+            listener,
             app,
             addr,
+            guard,
         })
     }
 
@@ -237,130 +460,46 @@ impl Server {
     }
 
     /// Answers requests until the process ends.
-    pub fn run(self) {
-        let mut threads = Vec::new();
-        for i in 0..self.app.options.workers.max(1) {
-            let http = self.http.clone();
-            let mut worker = Worker {
+    pub fn run(self) -> std::io::Result<()> {
+        let o = &self.app.options;
+        let limits = net::Limits {
+            max_connections: o.max_connections,
+            read_timeout: o.read_timeout,
+            queue: o.queue,
+        };
+        let workers = (0..o.workers.max(1))
+            .map(|_| Worker {
                 app: self.app.clone(),
                 conn: None,
-            };
-            let spawned = std::thread::Builder::new()
-                .name(format!("chessgraph-http-{i}"))
-                .spawn(move || {
-                    while let Ok(request) = http.recv() {
-                        answer(&mut worker, request);
-                    }
-                });
-            if let Ok(t) = spawned {
-                threads.push(t);
-            }
-        }
-        for t in threads {
-            let _ = t.join();
-        }
+            })
+            .collect();
+        net::run(self.listener, self.guard, workers, limits, answer)
     }
 }
 
-/// Players for games: a spec and a default evaluator, both resolved without files.
-fn player_factory(evaluators: Arc<Evaluators>) -> Arc<Factory> {
-    Arc::new(move |spec: &str, evaluator: &str| {
-        let parsed = crate::players::Spec::parse(spec).map_err(|e| e.to_string())?;
-        let default = evaluators.get(evaluator).map_err(|e| e.message)?;
-        let resolve = |name: &str| -> crate::Result<Evaluator> {
-            evaluators
-                .get(name)
-                .map(|e| (*e).clone())
-                .map_err(|e| crate::Error::Invalid(e.message))
-        };
-        crate::players::build(&parsed, default, &resolve).map_err(|e| e.to_string())
-    })
-}
-
-/// Reads, routes and answers one request; a panic in a handler becomes a 500 answer.
-fn answer(worker: &mut Worker, mut request: tiny_http::Request) {
-    let method = request.method().as_str().to_ascii_uppercase();
-    let url = request.url().to_owned();
-    let mut body = Vec::new();
-    let too_long = request.body_length().is_some_and(|n| n > MAX_BODY) || {
-        let read = request
-            .as_reader()
-            .take(MAX_BODY as u64 + 1)
-            .read_to_end(&mut body);
-        read.is_err() || body.len() > MAX_BODY
-    };
-    let reply = if too_long {
-        ApiError {
-            status: 413,
-            message: format!("the request body is over {MAX_BODY} bytes"),
-        }
-        .reply()
-    } else {
-        let (path, query) = url.split_once('?').unwrap_or((&url, ""));
-        catch_unwind(AssertUnwindSafe(|| {
-            let query = Query::parse(query)?;
-            route(worker, &method, path, &query, &body)
-        }))
-        .unwrap_or_else(|_| {
-            Err(ApiError {
-                status: 500,
-                message: "internal error (see the server's log)".into(),
-            })
+/// Routes and answers one API request on a worker thread; a panic in a handler becomes a
+/// 500 answer, logged.
+fn answer(worker: &mut Worker, job: &net::Job) -> Reply {
+    let reply = catch_unwind(AssertUnwindSafe(|| {
+        let query = Query::parse(&job.query)?;
+        let rest = job.path.strip_prefix("/api").unwrap_or(&job.path);
+        api::route(worker, &job.method, rest, &query, &job.body)
+    }))
+    .unwrap_or_else(|_| {
+        Err(ApiError {
+            status: 500,
+            message: "internal error (see the server's log)".into(),
         })
-        .unwrap_or_else(|e| e.reply())
-    };
+    })
+    .unwrap_or_else(|e| e.reply());
     if reply.status == 500 {
-        let _ = std::io::Write::write_all(
-            &mut std::io::stderr(),
-            format!(
-                "chessgraph serve: {method} {url}: {} {}\n",
-                reply.status,
-                String::from_utf8_lossy(&reply.body)
-            )
-            .as_bytes(),
+        eprintln!(
+            "chessgraph serve: {} {}: {} {}",
+            job.method,
+            job.path,
+            reply.status,
+            String::from_utf8_lossy(&reply.body)
         );
     }
-    let mut response = tiny_http::Response::from_data(reply.body)
-        .with_status_code(reply.status)
-        .with_header(header("Content-Type", reply.content_type))
-        .with_header(header("X-Content-Type-Options", "nosniff"))
-        .with_header(header("Cache-Control", "no-store"));
-    if reply.content_type.starts_with("text/html") {
-        response = response.with_header(header(
-            "Content-Security-Policy",
-            "default-src 'self'; img-src 'self' data:; object-src 'none'; frame-ancestors 'none'",
-        ));
-    }
-    let _ = request.respond(response);
-}
-
-fn header(name: &str, value: &str) -> tiny_http::Header {
-    tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("a valid header")
-}
-
-/// Static assets for GET outside `/api/`, the JSON API inside it.
-fn route(
-    worker: &mut Worker,
-    method: &str,
-    path: &str,
-    query: &Query,
-    body: &[u8],
-) -> http::ApiResult {
-    if let Some(rest) = path.strip_prefix("/api") {
-        return api::route(worker, method, rest, query, body);
-    }
-    let Some((content_type, bytes)) = assets::get(path) else {
-        return Err(ApiError::not_found(format!("no such page: {path}")));
-    };
-    if method != "GET" && method != "HEAD" {
-        return Err(ApiError {
-            status: 405,
-            message: format!("{method} {path}: only GET"),
-        });
-    }
-    Ok(Reply {
-        status: 200,
-        content_type,
-        body: bytes.to_vec(),
-    })
+    reply
 }

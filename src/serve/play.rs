@@ -20,8 +20,13 @@ use crate::data::fen::{Leniency, parse};
 use crate::players::Player;
 use crate::search::{Control, Info, Limits};
 
-/// Builds a player from a spec and a default evaluator name (or says why it cannot).
-pub type Factory = dyn Fn(&str, &str) -> Result<Box<dyn Player>, String> + Send + Sync;
+/// Where games get their players: a spec and a default evaluator name.
+pub trait Players: Send + Sync {
+    /// Whether the spec can be built, without building it (no hash table is allocated).
+    fn check(&self, spec: &str, evaluator: &str) -> Result<(), String>;
+    /// The player, or why it cannot be made (an allocation that fails is an error here).
+    fn build(&self, spec: &str, evaluator: &str) -> Result<Box<dyn Player>, String>;
+}
 
 /// Settings of the games store.
 #[derive(Debug, Clone, Copy)]
@@ -73,7 +78,7 @@ struct Job {
 pub struct Play {
     store: Arc<Mutex<Store>>,
     jobs: Sender<Job>,
-    factory: Arc<Factory>,
+    players: Arc<dyn Players>,
     options: PlayOptions,
 }
 
@@ -83,7 +88,7 @@ fn lock(store: &Mutex<Store>) -> MutexGuard<'_, Store> {
 
 impl Play {
     /// Starts the engine thread.
-    pub fn start(options: PlayOptions, factory: Arc<Factory>) -> Play {
+    pub fn start(options: PlayOptions, players: Arc<dyn Players>) -> Play {
         let store = Arc::new(Mutex::new(Store {
             games: HashMap::new(),
             next_id: 1,
@@ -92,15 +97,15 @@ impl Play {
         }));
         let (jobs, rx) = channel();
         let thread_store = store.clone();
-        let thread_factory = factory.clone();
+        let thread_players = players.clone();
         std::thread::Builder::new()
             .name("chessgraph-engine".into())
-            .spawn(move || engine_thread(rx, thread_store, thread_factory))
+            .spawn(move || engine_thread(rx, thread_store, thread_players))
             .expect("spawn the engine thread");
         Play {
             store,
             jobs,
-            factory,
+            players,
             options,
         }
     }
@@ -118,8 +123,10 @@ impl Play {
                 self.options.max_movetime.as_millis()
             )));
         }
-        // Build once to check the spec and the evaluator now, not on the engine thread.
-        (self.factory)(&new.player, &new.evaluator).map_err(ApiError::bad)?;
+        // Check the spec and the evaluator now, not on the engine thread.
+        self.players
+            .check(&new.player, &new.evaluator)
+            .map_err(ApiError::bad)?;
         let game = Game {
             start,
             moves: Vec::new(),
@@ -304,7 +311,7 @@ struct Cache {
 
 const CACHED_PLAYERS: usize = 4;
 
-fn engine_thread(rx: Receiver<Job>, store: Arc<Mutex<Store>>, factory: Arc<Factory>) {
+fn engine_thread(rx: Receiver<Job>, store: Arc<Mutex<Store>>, players: Arc<dyn Players>) {
     let mut cache = Cache {
         players: Vec::new(),
     };
@@ -312,7 +319,11 @@ fn engine_thread(rx: Receiver<Job>, store: Arc<Mutex<Store>>, factory: Arc<Facto
         let key = format!("{}\u{0}{}", job.player, job.evaluator);
         let slot = match cache.players.iter().position(|(k, _, _)| *k == key) {
             Some(i) => i,
-            None => match factory(&job.player, &job.evaluator) {
+            None => match catch_unwind(AssertUnwindSafe(|| {
+                players.build(&job.player, &job.evaluator)
+            }))
+            .unwrap_or_else(|_| Err(format!("the player {} could not be made", job.player)))
+            {
                 Ok(p) => {
                     if cache.players.len() >= CACHED_PLAYERS {
                         cache.players.remove(0);
@@ -424,21 +435,30 @@ fn fail(store: &Mutex<Store>, job: &Job, message: String) {
 mod tests {
     use super::*;
 
-    fn play() -> Play {
-        let factory: Arc<Factory> = Arc::new(|spec: &str, evaluator: &str| {
+    struct TestPlayers;
+
+    impl Players for TestPlayers {
+        fn check(&self, spec: &str, evaluator: &str) -> Result<(), String> {
+            self.build(spec, evaluator).map(|_| ())
+        }
+
+        fn build(&self, spec: &str, evaluator: &str) -> Result<Box<dyn Player>, String> {
             let spec = crate::players::Spec::parse(spec).map_err(|e| e.to_string())?;
             let e = crate::eval::Evaluator::builtin(evaluator)
                 .ok_or_else(|| format!("unknown evaluator {evaluator}"))?;
             let resolve = |s: &str| crate::eval::Evaluator::by_name_or_path(s);
             crate::players::build(&spec, Arc::new(e), &resolve).map_err(|e| e.to_string())
-        });
+        }
+    }
+
+    fn play() -> Play {
         Play::start(
             PlayOptions {
                 queue: 2,
                 max_games: 3,
                 max_movetime: Duration::from_secs(5),
             },
-            factory,
+            Arc::new(TestPlayers),
         )
     }
 

@@ -43,19 +43,47 @@ pub fn request(
     path: &str,
     body: Option<&[u8]>,
 ) -> std::io::Result<Response> {
-    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(10))?;
-    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    // As the server's own page sends them: JSON for every state change.
+    let json = if method == "GET" || method == "HEAD" {
+        vec![]
+    } else {
+        vec![("Content-Type", "application/json")]
+    };
+    request_with(addr, method, path, &json, body)
+}
+
+/// Sends one request with the `Host` of `addr`, `extra` headers and `body`.
+pub fn request_with(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    extra: &[(&str, &str)],
+    body: Option<&[u8]>,
+) -> std::io::Result<Response> {
     let body = body.unwrap_or(b"");
     let mut head = format!(
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
         body.len()
     );
-    if !body.is_empty() {
-        head.push_str("Content-Type: application/json\r\n");
+    for (k, v) in extra {
+        head.push_str(&format!("{k}: {v}\r\n"));
     }
     head.push_str("\r\n");
-    stream.write_all(head.as_bytes())?;
-    stream.write_all(body)?;
+    let mut raw = head.into_bytes();
+    raw.extend_from_slice(body);
+    send_raw(addr, &raw)
+}
+
+/// Writes `raw` bytes as they are and reads the answer.
+pub fn send_raw(addr: SocketAddr, raw: &[u8]) -> std::io::Result<Response> {
+    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(10))?;
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    stream.write_all(raw)?;
+    read_response(stream)
+}
+
+/// Reads one answer from `stream`.
+pub fn read_response(stream: TcpStream) -> std::io::Result<Response> {
     let mut reader = BufReader::new(stream);
     let mut line = String::new();
     reader.read_line(&mut line)?;

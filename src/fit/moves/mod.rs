@@ -176,6 +176,38 @@ pub fn fit(samples: &[&Sample], opts: &MovesOptions) -> Result<Fitted> {
     })
 }
 
+/// The model of a `fit moves` fit stored as `fits.id = id` (`None`: no such fit, or not
+/// a `fit moves` one), rebuilt from its stored coefficients.
+pub fn stored(conn: &Connection, id: i64) -> Result<Option<MoveModel>> {
+    use rusqlite::OptionalExtension;
+    let row: Option<String> = conn
+        .query_row(
+            "SELECT coefficients FROM fits WHERE id = ?1 AND target = ?2",
+            rusqlite::params![id, Target::WinnerMove.as_str()],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let Some(text) = row else {
+        return Ok(None);
+    };
+    let bad = |why: String| Error::Invalid(format!("stored fit {id}: {why}"));
+    let list: Vec<serde_json::Value> =
+        serde_json::from_str(&text).map_err(|e| bad(format!("coefficients: {e}")))?;
+    let values: Vec<f64> = list
+        .iter()
+        .map(|c| c["estimate"].as_f64())
+        .collect::<Option<_>>()
+        .ok_or_else(|| bad("a coefficient without an estimate".into()))?;
+    if values.len() != 1 + encoding::COLUMNS {
+        return Err(bad(format!(
+            "{} coefficients, a move model has {}",
+            values.len(),
+            1 + encoding::COLUMNS
+        )));
+    }
+    Ok(Some(MoveModel::from_columns(values[0], &values[1..])))
+}
+
 /// Reads the decisive games, builds the examples (`progress(done, total)` per game), fits
 /// on the train part, measures both parts and stores the fit. `db_name` goes into the
 /// model's provenance.

@@ -1,0 +1,310 @@
+//! The connection side of the server: hyper's HTTP/1.1 on a small tokio runtime, with
+//! every limit a request could otherwise push past.
+//!
+//! Why hyper: tiny_http (used before) reads the body a `Content-Length` announces when a
+//! request is dropped — one header aborted the process — and has no read timeouts, so
+//! four slow senders held every worker. hyper streams bodies (nothing is allocated from
+//! a header), times out slow headers, bounds header size, and runs thousands of idle
+//! connections on two threads. The limits, all here:
+//!
+//! - **Connections**: at most `max_connections` at once (more wait in the kernel's
+//!   backlog); one request per connection (`Connection: close`), so none idles.
+//! - **Time**: a connection must send its first byte, then its whole header, each within
+//!   `read_timeout` (hyper's header timer), then its body within `read_timeout`
+//!   (`408`); the whole connection is closed after [`CONNECTION_LIFETIME`] whatever it does.
+//! - **Size**: headers over [`MAX_HEADER_BYTES`] get `431`; a body announced or found
+//!   over [`super::MAX_BODY`] gets `413`, read no further.
+//! - **Who** ([`super::guard`]): the Host, Origin and `Sec-Fetch-Site` checks, and JSON
+//!   for state changes, before the body is read.
+//! - **Work**: the page's files are answered here at once; API requests go to the
+//!   worker threads (each with its own database connection) through a queue of
+//!   `queue` places — a full queue is `503`, never a wait — so costly SQL never delays
+//!   the page itself.
+
+use std::convert::Infallible;
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::sync::{Semaphore, oneshot};
+
+use super::guard::{Guard, json_content_type};
+use super::http::{ApiError, Reply};
+use super::{MAX_BODY, Worker, assets};
+
+/// Largest request header block (bytes); hyper answers `431` beyond it.
+pub const MAX_HEADER_BYTES: usize = 16 * 1024;
+
+/// The longest any connection stays open, whatever it does.
+pub const CONNECTION_LIFETIME: Duration = Duration::from_secs(120);
+
+/// How long an API request may wait for a worker's answer.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// The limits of [`run`].
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Open connections at most.
+    pub max_connections: usize,
+    /// Time to send the header, and then the body.
+    pub read_timeout: Duration,
+    /// API requests waiting for a worker at most.
+    pub queue: usize,
+}
+
+/// One API request for a worker thread.
+pub struct Job {
+    /// Upper-case method.
+    pub method: String,
+    /// The path, without the query.
+    pub path: String,
+    /// The query string, without `?`.
+    pub query: String,
+    /// The body (at most [`MAX_BODY`] bytes).
+    pub body: Bytes,
+    reply: oneshot::Sender<Reply>,
+}
+
+struct Shared {
+    guard: Guard,
+    jobs: SyncSender<Job>,
+    read_timeout: Duration,
+}
+
+/// Runs the workers and answers connections on `listener` until the process ends.
+pub fn run(
+    listener: std::net::TcpListener,
+    guard: Guard,
+    workers: Vec<Worker>,
+    limits: Limits,
+    answer: fn(&mut Worker, &Job) -> Reply,
+) -> std::io::Result<()> {
+    let (jobs, rx) = sync_channel::<Job>(limits.queue.max(1));
+    let rx = Arc::new(Mutex::new(rx));
+    for (i, mut worker) in workers.into_iter().enumerate() {
+        let rx = rx.clone();
+        std::thread::Builder::new()
+            .name(format!("chessgraph-http-{i}"))
+            .spawn(move || work(&mut worker, &rx, answer))?;
+    }
+    let shared = Arc::new(Shared {
+        guard,
+        jobs,
+        read_timeout: limits.read_timeout,
+    });
+    listener.set_nonblocking(true)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("chessgraph-net")
+        .enable_all()
+        .build()?;
+    runtime.block_on(accept_loop(listener, shared, limits.max_connections))
+}
+
+fn work(worker: &mut Worker, rx: &Mutex<Receiver<Job>>, answer: fn(&mut Worker, &Job) -> Reply) {
+    loop {
+        let job = match rx.lock().unwrap_or_else(|e| e.into_inner()).recv() {
+            Ok(job) => job,
+            Err(_) => return,
+        };
+        let reply = answer(worker, &job);
+        let _ = job.reply.send(reply);
+    }
+}
+
+async fn accept_loop(
+    listener: std::net::TcpListener,
+    shared: Arc<Shared>,
+    max_connections: usize,
+) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::from_std(listener)?;
+    let slots = Arc::new(Semaphore::new(max_connections.max(1)));
+    loop {
+        let Ok(permit) = slots.clone().acquire_owned().await else {
+            return Ok(());
+        };
+        let (stream, _) = match listener.accept().await {
+            Ok(s) => s,
+            Err(e) => {
+                // Out of file descriptors and the like: wait rather than spin.
+                eprintln!("chessgraph serve: accept: {e}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            let read_timeout = shared.read_timeout;
+            // A connection that never sends a byte is closed like a slow header.
+            if tokio::time::timeout(read_timeout, stream.readable())
+                .await
+                .is_err()
+            {
+                drop(permit);
+                return;
+            }
+            let service = hyper::service::service_fn(move |req| {
+                let shared = shared.clone();
+                async move { Ok::<_, Infallible>(handle(req, &shared).await) }
+            });
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(read_timeout)
+                .max_buf_size(MAX_HEADER_BYTES)
+                .keep_alive(false)
+                .serve_connection(TokioIo::new(stream), service);
+            let _ = tokio::time::timeout(CONNECTION_LIFETIME, connection).await;
+            drop(permit);
+        });
+    }
+}
+
+fn header<'h>(headers: &'h HeaderMap, name: header::HeaderName) -> Option<&'h str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Checks, reads and answers one request.
+async fn handle(req: Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>> {
+    match admit(req, shared).await {
+        Ok(Admitted::Asset(reply)) | Err(reply) => respond(reply),
+        Ok(Admitted::Api(job, rx)) => {
+            let reply = match shared.jobs.try_send(job) {
+                Ok(()) => match tokio::time::timeout(ANSWER_TIMEOUT, rx).await {
+                    Ok(Ok(reply)) => reply,
+                    _ => ApiError::busy("no answer in time; try again").reply(),
+                },
+                Err(TrySendError::Full(_)) => {
+                    ApiError::busy("the server is busy; try again in a moment").reply()
+                }
+                Err(TrySendError::Disconnected(_)) => ApiError {
+                    status: 500,
+                    message: "the workers have stopped".into(),
+                }
+                .reply(),
+            };
+            respond(reply)
+        }
+    }
+}
+
+enum Admitted {
+    Asset(Reply),
+    Api(Job, oneshot::Receiver<Reply>),
+}
+
+/// The header checks, the page's files, then the body of an API request.
+async fn admit(req: Request<Incoming>, shared: &Shared) -> Result<Admitted, Reply> {
+    let refuse = |e: ApiError| e.reply();
+    let headers = req.headers();
+    let host = header(headers, header::HOST);
+    shared.guard.host(host).map_err(refuse)?;
+    let method = req.method().as_str().to_ascii_uppercase();
+    let path = req.uri().path().to_owned();
+    let query = req.uri().query().unwrap_or("").to_owned();
+    if !path.starts_with("/api") {
+        return Ok(Admitted::Asset(
+            asset(&method, &path).unwrap_or_else(refuse),
+        ));
+    }
+    shared
+        .guard
+        .same_origin(
+            host,
+            header(headers, header::ORIGIN),
+            headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()),
+        )
+        .map_err(refuse)?;
+    json_content_type(&method, header(headers, header::CONTENT_TYPE)).map_err(refuse)?;
+    let too_long = || {
+        ApiError {
+            status: 413,
+            message: format!("the request body is over {MAX_BODY} bytes"),
+        }
+        .reply()
+    };
+    let announced = header(headers, header::CONTENT_LENGTH).map(|v| v.trim().parse::<u64>());
+    if matches!(announced, Some(Ok(n)) if n > MAX_BODY as u64) {
+        return Err(too_long());
+    }
+    let body = Limited::new(req.into_body(), MAX_BODY);
+    let body = match tokio::time::timeout(shared.read_timeout, body.collect()).await {
+        Err(_) => {
+            return Err(ApiError {
+                status: 408,
+                message: format!(
+                    "the body did not arrive within {} ms",
+                    shared.read_timeout.as_millis()
+                ),
+            }
+            .reply());
+        }
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return Err(too_long()),
+        Ok(Err(_)) => return Err(ApiError::bad("the body could not be read").reply()),
+        Ok(Ok(collected)) => collected.to_bytes(),
+    };
+    let (tx, rx) = oneshot::channel();
+    Ok(Admitted::Api(
+        Job {
+            method,
+            path,
+            query,
+            body,
+            reply: tx,
+        },
+        rx,
+    ))
+}
+
+/// A page file (GET or HEAD only).
+fn asset(method: &str, path: &str) -> Result<Reply, ApiError> {
+    let Some((content_type, bytes)) = assets::get(path) else {
+        return Err(ApiError::not_found(format!("no such page: {path}")));
+    };
+    if method != "GET" && method != "HEAD" {
+        return Err(ApiError {
+            status: 405,
+            message: format!("{method} {path}: only GET"),
+        });
+    }
+    Ok(Reply {
+        status: 200,
+        content_type,
+        body: bytes.to_vec(),
+    })
+}
+
+fn respond(reply: Reply) -> Response<Full<Bytes>> {
+    let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let html = reply.content_type.starts_with("text/html");
+    let mut response = Response::new(Full::new(Bytes::from(reply.body)));
+    *response.status_mut() = status;
+    let h = response.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(reply.content_type),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("same-origin"),
+    );
+    if html {
+        h.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(
+                "default-src 'self'; img-src 'self' data:; object-src 'none'; frame-ancestors 'none'",
+            ),
+        );
+        h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    }
+    response
+}
