@@ -258,37 +258,29 @@ pub fn web_spec(text: &str, caps: &WebCaps) -> Result<crate::players::Spec, ApiE
             })
             .transpose()
     };
-    match spec.name.as_str() {
-        "engine" => {
-            if number("hash")?.is_some_and(|h| h > caps.max_hash_mib as u64) {
-                return Err(over("hash", format!("{} MiB", caps.max_hash_mib)));
-            }
+    let capped: [(&str, &str, u64, &str); 3] = [
+        ("engine", "hash", caps.max_hash_mib as u64, " MiB"),
+        ("minimax", "depth", u64::from(caps.max_depth), ""),
+        ("mcts", "iterations", caps.max_iterations, ""),
+    ];
+    for (player, key, max, unit) in capped {
+        if spec.name == player && number(key)?.is_some_and(|v| v > max) {
+            return Err(over(key, format!("{max}{unit}")));
         }
-        "minimax" => {
-            if number("depth")?.is_some_and(|d| d > u64::from(caps.max_depth)) {
-                return Err(over("depth", caps.max_depth.to_string()));
-            }
+    }
+    if spec.name == "logistic" {
+        if spec.get("model").is_some() {
+            return Err(ApiError::bad(
+                "player logistic: the page cannot name files; use logistic:fit=ID with a fit stored by `chessgraph fit moves` (GET /api/db/fits lists them)",
+            ));
         }
-        "mcts" => {
-            if number("iterations")?.is_some_and(|n| n > caps.max_iterations) {
-                return Err(over("iterations", caps.max_iterations.to_string()));
-            }
+        spec.check_keys(&["fit"])
+            .map_err(|e| ApiError::bad(e.to_string()))?;
+        if number("fit")?.is_none() {
+            return Err(ApiError::bad(
+                "player logistic: fit=ID is required (a fit stored by `chessgraph fit moves`)",
+            ));
         }
-        "logistic" => {
-            if spec.get("model").is_some() {
-                return Err(ApiError::bad(
-                    "player logistic: the page cannot name files; use logistic:fit=ID with a fit stored by `chessgraph fit moves` (GET /api/db/fits lists them)",
-                ));
-            }
-            spec.check_keys(&["fit"])
-                .map_err(|e| ApiError::bad(e.to_string()))?;
-            if number("fit")?.is_none() {
-                return Err(ApiError::bad(
-                    "player logistic: fit=ID is required (a fit stored by `chessgraph fit moves`)",
-                ));
-            }
-        }
-        _ => {}
     }
     Ok(spec)
 }

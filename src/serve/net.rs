@@ -164,7 +164,7 @@ async fn accept_loop(
     }
 }
 
-fn header<'h>(headers: &'h HeaderMap, name: header::HeaderName) -> Option<&'h str> {
+fn header(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 

@@ -17,5 +17,6 @@ mod players;
 mod report;
 mod serve;
 mod serve_browser;
+mod serve_safe;
 mod solve;
 mod tournament;

@@ -17,6 +17,24 @@ pub struct Served {
     pub addr: SocketAddr,
 }
 
+impl Served {
+    /// Whether the process is still running.
+    pub fn alive(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+
+    /// The process's resident memory (MiB), from /proc.
+    pub fn rss_mib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let kib: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap();
+        kib / 1024
+    }
+}
+
 impl Drop for Served {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -27,8 +45,13 @@ impl Drop for Served {
 /// Starts `chessgraph serve --addr 127.0.0.1:0 ARGS` and reads the address it prints.
 pub fn serve(dir: &Dir, args: &[&str]) -> Served {
     let mut cmd = dir.command(&["serve", "--addr", "127.0.0.1:0"]);
+    cmd.args(args);
+    serve_cmd(cmd)
+}
+
+/// Starts a command that runs `chessgraph serve` and reads the address it prints.
+pub fn serve_cmd(mut cmd: std::process::Command) -> Served {
     let mut child = cmd
-        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -70,7 +93,7 @@ pub fn fixture_db(dir: &Dir) {
         .unwrap();
 }
 
-fn ok_json(addr: SocketAddr, path: &str) -> Value {
+pub fn ok_json(addr: SocketAddr, path: &str) -> Value {
     let r = get(addr, path);
     assert_eq!(r.status, 200, "GET {path}: {}", r.text());
     assert!(
@@ -81,7 +104,7 @@ fn ok_json(addr: SocketAddr, path: &str) -> Value {
     r.json()
 }
 
-fn error(r: &crate::http::Response, status: u16) -> String {
+pub fn error(r: &crate::http::Response, status: u16) -> String {
     assert_eq!(r.status, status, "{}", r.text());
     r.json()["error"].as_str().unwrap().to_owned()
 }
