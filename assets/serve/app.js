@@ -10,13 +10,26 @@ export function esc(s) {
     ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 }
 
+// Messages show in a bar under the header (never over the controls) until the next
+// action, a click on ×, a change of tab or 10 s.
 let toastTimer = null;
 function toast(message) {
-  const t = $("toast");
-  t.textContent = message;
-  t.classList.remove("hidden");
+  $("toast-text").textContent = message;
+  $("toast").classList.remove("hidden");
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => t.classList.add("hidden"), 6000);
+  toastTimer = setTimeout(hideToast, 10000);
+}
+function hideToast() {
+  clearTimeout(toastTimer);
+  $("toast").classList.add("hidden");
+}
+
+// A click handler for an async action: its refusal is already shown by `api`.
+function act(f) {
+  return () => {
+    hideToast();
+    return Promise.resolve(f()).catch(() => {});
+  };
 }
 
 // Calls the JSON API; a refusal shows its message and throws.
@@ -43,6 +56,7 @@ function formatScore(score) {
 
 // ---- tabs ----
 function show(view) {
+  hideToast();
   for (const b of document.querySelectorAll(".tab")) b.classList.toggle("active", b.dataset.view === view);
   for (const s of document.querySelectorAll(".view")) s.classList.toggle("hidden", s.id !== "view-" + view);
   if (view === "data") data.load();
@@ -58,8 +72,8 @@ const play = {
   init() {
     this.board = new Board($("play-board"), (uci) => this.move(uci));
     this.board.set("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
-    $("play-new").onclick = () => this.start();
-    $("play-undo").onclick = () => this.undo();
+    $("play-new").onclick = act(() => this.start());
+    $("play-undo").onclick = act(() => this.undo());
     $("play-flip").onclick = () => this.board.flip();
     $("play-copy").onclick = () => this.copy();
   },
@@ -170,16 +184,16 @@ const position = {
 
   init() {
     this.board = new Board($("pos-board"));
-    $("pos-show").onclick = () => this.fen($("pos-fen").value);
-    $("pos-search").onclick = () => this.search();
-    $("pos-random").onclick = () => this.random();
-    $("pos-game-show").onclick = () => this.game($("pos-game").value);
-    $("pos-id-show").onclick = () => this.open($("pos-id").value);
+    $("pos-show").onclick = act(() => this.fen($("pos-fen").value));
+    $("pos-search").onclick = act(() => this.search());
+    $("pos-random").onclick = act(() => this.random());
+    $("pos-game-show").onclick = act(() => this.game($("pos-game").value));
+    $("pos-id-show").onclick = act(() => this.open($("pos-id").value));
     for (const id of ["w-attack", "w-defend", "b-attack", "b-defend"]) {
       $("arrows-" + id).onchange = () => this.arrows();
     }
-    $("pos-where").addEventListener("keydown", (e) => { if (e.key === "Enter") this.search(); });
-    $("pos-fen").addEventListener("keydown", (e) => { if (e.key === "Enter") this.fen($("pos-fen").value); });
+    $("pos-where").addEventListener("keydown", (e) => { if (e.key === "Enter") act(() => this.search())(); });
+    $("pos-fen").addEventListener("keydown", (e) => { if (e.key === "Enter") act(() => this.fen($("pos-fen").value))(); });
   },
 
   async fen(fen) {
@@ -200,8 +214,15 @@ const position = {
 
   async search() {
     const where = $("pos-where").value.trim() || "1";
-    const r = await api(`/api/db/positions?limit=100&where=${encodeURIComponent(where)}`);
-    this.list(r.rows, r.more ? "first 100 shown" : `${r.rows.length} found`);
+    // A failed search leaves no old results behind.
+    $("pos-results").innerHTML = '<div class="muted">searching…</div>';
+    try {
+      const r = await api(`/api/db/positions?limit=100&where=${encodeURIComponent(where)}`);
+      this.list(r.rows, r.more ? "first 100 shown" : `${r.rows.length} found`);
+    } catch (e) {
+      $("pos-results").innerHTML = '<div class="muted">no results: the search was refused</div>';
+      throw e;
+    }
   },
 
   async game(id) {
@@ -216,6 +237,7 @@ const position = {
     box.innerHTML = `<div class="muted">${esc(caption)}</div>`;
     const table = document.createElement("table");
     table.className = "list";
+    table.innerHTML = '<thead><tr><th>id</th><th>ply</th><th class="num">label</th><th>FEN</th></tr></thead>';
     for (const p of rows) {
       const tr = document.createElement("tr");
       tr.dataset.id = p.id;
@@ -339,6 +361,7 @@ async function init() {
   play.init();
   position.init();
   for (const b of document.querySelectorAll(".tab")) b.onclick = () => show(b.dataset.view);
+  $("toast-close").onclick = hideToast;
   const info = await api("/api/info");
   $("dbname").textContent = info.database ? `database ${info.database}` : "no database";
   $("players").innerHTML = info.players.map((p) => `<option value="${esc(p)}">`).join("");

@@ -90,7 +90,15 @@ export function initData({ api, esc }) {
         n.dataset.square = squareName(i);
       }
     }
-    if (!big) pieceGlyph(svg, piece.piece, 400, 400, 520).classList.add("faint");
+    if (big) {
+      // Coordinates on the edge squares, as on the play board.
+      for (let i = 0; i < 8; i++) {
+        svgEl("text", { x: i * 100 + 95, y: 793, class: "coord", "text-anchor": "end" }, svg).textContent = "abcdefgh"[i];
+        svgEl("text", { x: 5, y: i * 100 + 20, class: "coord" }, svg).textContent = String(8 - i);
+      }
+    } else {
+      pieceGlyph(svg, piece.piece, 400, 400, 520).classList.add("faint");
+    }
     return svg;
   }
 

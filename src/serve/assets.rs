@@ -28,6 +28,11 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         "text/css; charset=utf-8",
         include_bytes!("../../assets/serve/style.css"),
     ),
+    (
+        "/favicon.svg",
+        "image/svg+xml",
+        include_bytes!("../../assets/serve/favicon.svg"),
+    ),
     // DejaVu Sans has the chess glyphs the board draws its pieces with.
     (
         "/pieces.ttf",

@@ -303,6 +303,38 @@ fn serve_in_chromium_plays_and_shows_arrows_and_terms() {
     assert!(network.as_str().unwrap().contains("total only"));
     d.screenshot(&shots.join("position.png"));
 
+    // A refused FEN (long, with no spaces to break at): the message shows in a bar that
+    // covers no control and does not overflow, raises no uncaught error, and goes with a
+    // change of tab.
+    d.script(
+        "window.__errors = []; window.addEventListener('unhandledrejection', (e) => window.__errors.push(String(e.reason))); return 1",
+    );
+    d.type_into("#pos-fen", &"x".repeat(400));
+    d.click("#pos-show");
+    d.wait(
+        "the message",
+        "return !document.getElementById('toast').classList.contains('hidden')",
+    );
+    let covered = d.script(
+        "const toast = document.getElementById('toast'); const t = toast.getBoundingClientRect(); \
+         return [...document.querySelectorAll('button, input, select')].filter((b) => { \
+           if (toast.contains(b)) return false; const r = b.getBoundingClientRect(); \
+           return r.width > 0 && !(r.right <= t.left || r.left >= t.right || r.bottom <= t.top || r.top >= t.bottom); \
+         }).map((b) => b.id)",
+    );
+    assert_eq!(covered, json!([]), "controls under the message");
+    let overflow = d.script(
+        "const t = document.getElementById('toast'); return t.scrollWidth <= t.clientWidth && t.getBoundingClientRect().right <= window.innerWidth",
+    );
+    assert_eq!(overflow, json!(true), "the message overflows");
+    let errors = d.script("return window.__errors");
+    assert_eq!(errors, json!([]), "uncaught errors");
+    d.screenshot(&shots.join("message.png"));
+    d.click("#tab-play");
+    let hidden = d.script("return document.getElementById('toast').classList.contains('hidden')");
+    assert_eq!(hidden, json!(true), "the message stays across tabs");
+    d.click("#tab-position");
+
     // Data: the heatmaps and the report.
     d.click("#tab-data");
     d.wait(
