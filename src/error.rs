@@ -66,7 +66,7 @@ pub enum Error {
     Invalid(String),
     /// A user's SQL condition (`--where`) is refused.
     #[error(transparent)]
-    Condition(#[from] crate::db::filter::ConditionError),
+    Condition(#[from] ConditionError),
     /// A model could not be fitted (solver failure on otherwise valid input).
     #[error("fit failed: {0}")]
     Fit(String),
@@ -96,3 +96,50 @@ pub fn error_chain(e: &dyn std::error::Error) -> String {
     }
     s
 }
+
+/// Why a condition is refused.
+/// (Checked by `db::filter`.)
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConditionError {
+    /// Nothing but spaces.
+    #[error("empty --where condition (give an SQL expression such as `phase >= 12`)")]
+    Empty,
+    /// Longer than the longest condition accepted.
+    #[error("--where condition of {len} bytes: at most {max}")]
+    TooLong {
+        /// Its length.
+        len: usize,
+        /// The most accepted.
+        max: usize,
+    },
+    /// Not one expression: a `;`, a comment, a parameter, an unbalanced parenthesis or
+    /// an unterminated string.
+    #[error("--where {condition:?}: {why}; give one SQL condition on positions/features columns")]
+    NotOneExpression {
+        /// The condition.
+        condition: String,
+        /// What was found.
+        why: String,
+    },
+    /// SQLite refused the query it is part of (unknown column, syntax error).
+    #[error(
+        "invalid --where condition {condition:?}: {why} (columns of positions and features can be used, e.g. \"phase >= 12 AND eval_cp BETWEEN -300 AND 300\")"
+    )]
+    Invalid {
+        /// The condition.
+        condition: String,
+        /// SQLite's message.
+        why: String,
+    },
+    /// The authorizer refused something the condition does.
+    #[error("--where {condition:?}: {what} is not allowed in a condition ({allowed})")]
+    NotAllowed {
+        /// The condition.
+        condition: String,
+        /// What was refused (`function printf`, `reading table sqlite_schema`, ...).
+        what: String,
+        /// What is allowed instead.
+        allowed: String,
+    },
+}
+

@@ -27,7 +27,8 @@ use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use rusqlite::limits::Limit;
 use rusqlite::{Connection, Statement};
 
-use crate::Result;
+pub use crate::error::ConditionError;
+use crate::error::Result;
 
 /// Longest condition accepted, in bytes.
 pub const MAX_CONDITION_LEN: usize = 4096;
@@ -112,46 +113,6 @@ const SANDBOX_MAX_LENGTH: i32 = 10_000;
 /// Longest `LIKE`/`GLOB` pattern while a condition runs (bytes).
 const SANDBOX_MAX_PATTERN: i32 = 100;
 
-/// Why a condition is refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ConditionError {
-    /// Nothing but spaces.
-    #[error("empty --where condition (give an SQL expression such as `phase >= 12`)")]
-    Empty,
-    /// Longer than [`MAX_CONDITION_LEN`].
-    #[error("--where condition of {0} bytes: at most {MAX_CONDITION_LEN}")]
-    TooLong(usize),
-    /// Not one expression: a `;`, a comment, a parameter, an unbalanced parenthesis or
-    /// an unterminated string.
-    #[error("--where {condition:?}: {why}; give one SQL condition on positions/features columns")]
-    NotOneExpression {
-        /// The condition.
-        condition: String,
-        /// What was found.
-        why: String,
-    },
-    /// SQLite refused the query it is part of (unknown column, syntax error).
-    #[error(
-        "invalid --where condition {condition:?}: {why} (columns of positions and features can be used, e.g. \"phase >= 12 AND eval_cp BETWEEN -300 AND 300\")"
-    )]
-    Invalid {
-        /// The condition.
-        condition: String,
-        /// SQLite's message.
-        why: String,
-    },
-    /// The authorizer refused something the condition does.
-    #[error("--where {condition:?}: {what} is not allowed in a condition ({allowed})")]
-    NotAllowed {
-        /// The condition.
-        condition: String,
-        /// What was refused (`function printf`, `reading table sqlite_schema`, ...).
-        what: String,
-        /// What is allowed instead.
-        allowed: String,
-    },
-}
-
 /// A checked condition: one SQL expression, safe to place between parentheses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Condition(String);
@@ -163,7 +124,10 @@ impl Condition {
             return Err(ConditionError::Empty);
         }
         if text.len() > MAX_CONDITION_LEN {
-            return Err(ConditionError::TooLong(text.len()));
+            return Err(ConditionError::TooLong {
+                len: text.len(),
+                max: MAX_CONDITION_LEN,
+            });
         }
         let refuse = |why: String| ConditionError::NotOneExpression {
             condition: shown(text),
@@ -415,7 +379,7 @@ mod tests {
         }
         assert!(matches!(
             Condition::parse(&"1".repeat(MAX_CONDITION_LEN + 1)),
-            Err(ConditionError::TooLong(_))
+            Err(ConditionError::TooLong { .. })
         ));
     }
 
