@@ -23,6 +23,7 @@
 
 #![warn(missing_docs)]
 
+pub mod chess;
 pub mod columnar;
 pub mod data;
 pub mod datagen;
@@ -39,6 +40,7 @@ pub mod players;
 pub mod report;
 pub mod search;
 pub mod serve;
+pub mod train;
 pub mod tune;
 pub mod uci;
 

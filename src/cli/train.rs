@@ -9,7 +9,7 @@ use anyhow::Context;
 use chessgraph::db::labels::LabelChoice;
 use chessgraph::fit::metrics::fit_k;
 use chessgraph::nnue::FeatureSet;
-use chessgraph::nnue::train::{self, Options, Progress, data};
+use chessgraph::train::{self, Options, Progress, data};
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// Arguments of `chessgraph train`.

@@ -9,7 +9,8 @@ use std::io::BufRead;
 
 use shakmaty::Position;
 
-use super::{Item, Label, Pov, ReadOptions, Reject, Row, Sink, normalized_fen, parse_position};
+use super::{Item, Label, Pov, ReadOptions, Reject, Row, Sink};
+use crate::chess::fen::{normalized_fen, parse_position};
 use crate::Result;
 
 /// Column indexes of the FEN and the evaluation.

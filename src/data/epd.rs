@@ -8,7 +8,8 @@ use std::io::BufRead;
 
 use shakmaty::Position;
 
-use super::{GameResult, Item, Label, Reject, Row, Sink, normalized_fen, parse_position};
+use super::{GameResult, Item, Label, Reject, Row, Sink};
+use crate::chess::fen::{normalized_fen, parse_position};
 use crate::Result;
 
 /// One EPD operation: opcode and its operands (quotes removed).

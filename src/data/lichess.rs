@@ -20,7 +20,8 @@ use std::io::BufRead;
 
 use serde::Deserialize;
 
-use super::{EngineScore, Item, Label, Reject, Row, Sink, normalized_fen, parse_position};
+use super::{EngineScore, Item, Label, Reject, Row, Sink};
+use crate::chess::fen::{normalized_fen, parse_position};
 use crate::Result;
 
 /// The labeller name the evaluations' depth and nodes are stored under (`labels` table).

@@ -20,7 +20,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Move, Position};
 
 use super::csv::split_fields;
-use super::fen::{self, Leniency};
+use crate::chess::fen::{self, Leniency};
 use super::puzzles::BadPuzzle;
 
 /// The database's columns, in order.

@@ -8,7 +8,6 @@
 
 pub mod csv;
 pub mod epd;
-pub mod fen;
 pub mod lichess;
 pub mod lichess_puzzles;
 pub mod notation;
@@ -16,7 +15,6 @@ pub mod openings;
 pub mod pgn;
 pub mod puzzles;
 
-pub use fen::{FenError, Leniency, normalized_fen, parse_position};
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -462,6 +460,7 @@ pub fn cut(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chess::fen::{normalized_fen, parse_position};
 
     #[test]
     fn csv_labels() {

@@ -104,7 +104,7 @@ pub fn san(pos: &Chess, m: Move) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::fen::{self, Leniency};
+    use crate::chess::fen::{self, Leniency};
 
     fn pos(text: &str) -> Chess {
         fen::parse(text, Leniency::Strict).unwrap()

@@ -45,7 +45,7 @@ pub fn parse_openings(text: &str) -> std::result::Result<Vec<Chess>, (usize, Str
         } else {
             fields[..4].join(" ")
         };
-        let pos = crate::data::parse_position(&fen).map_err(|e| (i + 1, e.to_string()))?;
+        let pos = crate::chess::fen::parse_position(&fen).map_err(|e| (i + 1, e.to_string()))?;
         if pos.is_game_over() {
             return Err((i + 1, "the game is already over in this position".into()));
         }

@@ -13,7 +13,8 @@ use pgn_reader::{KnownOutcome, Outcome, RawComment, RawTag, Reader, SanPlus, Ski
 use shakmaty::fen::Fen;
 use shakmaty::{Chess, EnPassantMode, Position};
 
-use super::{GameInfo, GameResult, Item, Label, Reject, Row, Sink, normalized_fen};
+use super::{GameInfo, GameResult, Item, Label, Reject, Row, Sink};
+use crate::chess::fen::{normalized_fen};
 use crate::Result;
 
 /// Reads PGN games from `input` into `sink`.
@@ -147,7 +148,7 @@ impl Visitor for GameVisitor {
     fn begin_movetext(&mut self, tags: GameInfo) -> ControlFlow<Self::Output, Game> {
         let pos = match &tags.start_fen {
             None => Chess::default(),
-            Some(fen) => match super::fen::parse(fen, super::fen::Leniency::Strict) {
+            Some(fen) => match crate::chess::fen::parse(fen, crate::chess::fen::Leniency::Strict) {
                 Ok(p) => p,
                 Err(e) => {
                     self.reject(fen, format!("FEN tag: {e}"));

@@ -21,7 +21,7 @@ use std::path::Path;
 use pgn_reader::{RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::{Chess, Move, Position};
 
-use crate::data::fen::{self, Leniency};
+use crate::chess::fen::{self, Leniency};
 use crate::data::lichess_puzzles::{self, LichessReader};
 use crate::data::{GameInfo, epd, notation};
 use crate::{Error, Result};

@@ -17,7 +17,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::Serialize;
 use shakmaty::{Chess, Color, EnPassantMode, Position};
 
-use crate::data::{GameInfo, GameResult, Label, Row, normalized_fen};
+use crate::chess::fen::normalized_fen;
+use crate::data::{GameInfo, GameResult, Label, Row};
 use crate::eval::Evaluator;
 use crate::search::{Limits, Score, Searcher, hash};
 
@@ -154,7 +155,7 @@ impl Game {
 /// Plays one game from `start` with `searcher` (cleared first).
 pub fn play_game(searcher: &mut Searcher, index: u64, start: Chess, opts: &Options) -> Game {
     searcher.clear();
-    let start_fen = crate::data::fen::to_fen(&start);
+    let start_fen = crate::chess::fen::to_fen(&start);
     let mut pos = start;
     let mut keys = vec![hash::key(&pos)];
     let mut counts = Counts::default();
@@ -311,7 +312,7 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::fen::parse_position;
+    use crate::chess::fen::parse_position;
     use opening::Openings;
 
     fn searcher() -> Searcher {

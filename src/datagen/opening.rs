@@ -7,8 +7,8 @@ use std::sync::Mutex;
 
 use shakmaty::{Chess, Position};
 
-use crate::data::normalized_fen;
-use crate::nnue::train::model::SplitMix;
+use crate::chess::fen::normalized_fen;
+use crate::chess::rng::SplitMix;
 
 /// How games start.
 #[derive(Clone, Debug)]

@@ -249,8 +249,8 @@ pub fn game_starts(conn: &Connection) -> Result<Vec<String>> {
         .collect::<rusqlite::Result<Vec<String>>>()?;
     Ok(fens
         .iter()
-        .filter_map(|f| data::fen::parse(f, data::fen::Leniency::DropCastling).ok())
-        .map(|p| data::fen::normalized_fen(&p))
+        .filter_map(|f| crate::chess::fen::parse(f, crate::chess::fen::Leniency::DropCastling).ok())
+        .map(|p| crate::chess::fen::normalized_fen(&p))
         .collect())
 }
 

@@ -223,11 +223,11 @@ mod tests {
         let net = e.network().expect("a network evaluator");
         assert!(net.hidden() > 0 && !e.is_linear());
         // White's view: the mirrored start position after 1. e4 / 1... e5 scores opposite.
-        let w = crate::data::fen::parse_position(
+        let w = crate::chess::fen::parse_position(
             "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
         )
         .unwrap();
-        let b = crate::data::fen::parse_position(
+        let b = crate::chess::fen::parse_position(
             "rnbqkbnr/pppp1ppp/8/4p3/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
         )
         .unwrap();

@@ -434,7 +434,7 @@ mod tests {
     use super::*;
 
     fn pos(fen: &str) -> Chess {
-        crate::data::parse_position(fen).unwrap()
+        crate::chess::fen::parse_position(fen).unwrap()
     }
 
     #[test]

@@ -184,7 +184,7 @@ mod tests {
     use shakmaty::{CastlingMode, EnPassantMode, fen::Fen};
 
     fn pos(fen: &str) -> Chess {
-        crate::data::parse_position(fen).unwrap()
+        crate::chess::fen::parse_position(fen).unwrap()
     }
 
     /// Every position of the golden file (python-chess 1.11.2 counts).

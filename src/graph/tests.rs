@@ -9,7 +9,7 @@ use super::*;
 const GOLDEN: &str = include_str!("../../tests/golden/features.csv");
 
 fn position(fen: &str) -> Chess {
-    crate::data::fen::parse(fen, crate::data::fen::Leniency::Strict)
+    crate::chess::fen::parse(fen, crate::chess::fen::Leniency::Strict)
         .unwrap_or_else(|e| panic!("{fen}: {e}"))
 }
 

@@ -16,8 +16,8 @@ use rusqlite::Connection;
 use serde::Serialize;
 use shakmaty::Color;
 
-use crate::data::fen::to_fen;
-use crate::data::parse_position;
+use crate::chess::fen::to_fen;
+use crate::chess::fen::parse_position;
 use crate::db::labels::{self, EngineLabel};
 use crate::{Error, Result};
 

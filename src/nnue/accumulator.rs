@@ -263,7 +263,7 @@ fn update_generic(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::fen::parse_position;
+    use crate::chess::fen::parse_position;
     use crate::nnue::network::tests::random_network_bucketed;
     use shakmaty::Chess;
 

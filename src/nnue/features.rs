@@ -154,7 +154,7 @@ impl Delta {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::fen::{Leniency, parse};
+    use crate::chess::fen::{Leniency, parse};
     use shakmaty::{Chess, Position};
 
     fn features_of(pos: &Chess, perspective: Color) -> Vec<usize> {

@@ -18,14 +18,14 @@
 //! - [`simd`]: the integer kernels (accumulator adds, the output's SCReLU dot product).
 //! - [`accumulator`]: the first layer's output kept per ply and updated incrementally on
 //!   every move (add/remove the changed features, both perspectives).
-//! - [`train`]: the CPU trainer (float model, sparse first layer, AdamW, rayon).
+//!
+//! The trainer is [`crate::train`], a later stage: inference needs none of it.
 
 pub mod accumulator;
 pub mod features;
 pub mod network;
 pub mod simd;
 pub mod threats;
-pub mod train;
 
 pub use accumulator::{Accumulator, AccumulatorStack};
 pub use features::FeatureSet;

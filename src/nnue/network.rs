@@ -495,7 +495,7 @@ pub(crate) mod tests {
         let mut net = random_network_bucketed(FeatureSet::Pieces, 16, 8, 4);
         let start = Chess::default();
         let endgame: Chess =
-            crate::data::fen::parse_position("4k3/8/8/8/8/8/3P4/4K3 w - - 0 1").unwrap();
+            crate::chess::fen::parse_position("4k3/8/8/8/8/8/3P4/4K3 w - - 0 1").unwrap();
         let (a, b) = (net.evaluate(&start), net.evaluate(&endgame));
         net.out_bias[0] += 64 * 255; // one centipawn-scale step in the endgame bucket only
         assert_eq!(net.evaluate(&start), a);
@@ -550,7 +550,7 @@ pub(crate) mod tests {
                 "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
                 "8/2P5/8/8/8/8/5p2/K6k b - - 0 1",
             ] {
-                let pos: Chess = crate::data::fen::parse_position(fen).unwrap();
+                let pos: Chess = crate::chess::fen::parse_position(fen).unwrap();
                 let flipped_fen = {
                     let mut board = pos.board().clone();
                     board.flip_vertical();
@@ -564,7 +564,7 @@ pub(crate) mod tests {
                         .unwrap()
                         .to_string()
                 };
-                let mirrored: Chess = crate::data::fen::parse_position(&flipped_fen).unwrap();
+                let mirrored: Chess = crate::chess::fen::parse_position(&flipped_fen).unwrap();
                 assert_eq!(net.evaluate(&pos), net.evaluate(&mirrored), "{fen}");
             }
         }

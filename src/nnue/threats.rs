@@ -140,7 +140,7 @@ pub fn threats(board: &Board) -> ThreatList {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::fen::parse_position;
+    use crate::chess::fen::parse_position;
     use shakmaty::Position;
 
     /// The definition, written the slow way with `attacks_to` for every piece.

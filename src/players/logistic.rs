@@ -62,7 +62,7 @@ impl Player for LogisticPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::fen::{Leniency, parse};
+    use crate::chess::fen::{Leniency, parse};
     use shakmaty::CastlingMode;
 
     fn uci(m: Move) -> String {

@@ -407,7 +407,7 @@ mod tests {
     use std::sync::atomic::Ordering;
 
     fn pos(fen: &str) -> Chess {
-        crate::data::fen::parse(fen, crate::data::fen::Leniency::Strict).unwrap()
+        crate::chess::fen::parse(fen, crate::chess::fen::Leniency::Strict).unwrap()
     }
 
     fn mcts(iterations: u64, seed: u64) -> MctsPlayer {

@@ -267,7 +267,7 @@ mod tests {
     const GOLDEN: &str = include_str!("../../tests/golden/minimax.csv");
 
     fn pos(fen: &str) -> Chess {
-        crate::data::fen::parse(fen, crate::data::fen::Leniency::Strict).unwrap()
+        crate::chess::fen::parse(fen, crate::chess::fen::Leniency::Strict).unwrap()
     }
 
     fn player(depth: u32, evaluator: &str) -> MinimaxPlayer {

@@ -134,9 +134,9 @@ mod tests {
 
     #[test]
     fn no_move_when_mated() {
-        let pos: Chess = crate::data::fen::parse(
+        let pos: Chess = crate::chess::fen::parse(
             "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",
-            crate::data::fen::Leniency::Strict,
+            crate::chess::fen::Leniency::Strict,
         )
         .unwrap();
         let mut p = RandomPlayer::new(1);

@@ -91,7 +91,7 @@ impl BenchTotal {
 
 /// Parses a bench FEN.
 fn position(fen: &str) -> Result<Chess> {
-    crate::data::fen::parse(fen, crate::data::fen::Leniency::Strict)
+    crate::chess::fen::parse(fen, crate::chess::fen::Leniency::Strict)
         .map_err(|e| Error::Invalid(format!("bench FEN {fen}: {e}")))
 }
 

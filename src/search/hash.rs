@@ -112,7 +112,7 @@ mod tests {
         ];
         for (fen, expected) in cases {
             let pos: Chess =
-                crate::data::fen::parse(fen, crate::data::fen::Leniency::Strict).unwrap();
+                crate::chess::fen::parse(fen, crate::chess::fen::Leniency::Strict).unwrap();
             assert_eq!(key(&pos), expected, "{fen}");
         }
     }

@@ -105,7 +105,7 @@ impl NnueState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::fen::parse_position;
+    use crate::chess::fen::parse_position;
     use crate::eval::Evaluator;
     use crate::search::{Limits, Quiescence, Searcher};
 

@@ -112,7 +112,7 @@ pub(super) fn history_index(turn: usize, code: u16) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::fen::parse_position;
+    use crate::chess::fen::parse_position;
 
     #[test]
     fn score_buffers_hold_every_move_list() {

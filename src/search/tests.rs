@@ -11,7 +11,7 @@ use super::*;
 use crate::eval::Evaluator;
 
 fn pos(fen: &str) -> Chess {
-    crate::data::parse_position(fen).unwrap()
+    crate::chess::fen::parse_position(fen).unwrap()
 }
 
 fn searcher(name: &str) -> Searcher {

@@ -8,7 +8,7 @@ use shakmaty::{CastlingMode, Chess, Color, Position};
 use super::Worker;
 use super::http::{ApiError, ApiResult, Query, Reply};
 use super::play::NewGame;
-use crate::data::fen::{Leniency, parse, to_fen};
+use crate::chess::fen::{Leniency, parse, to_fen};
 use crate::db::browse;
 use crate::eval::breakdown::breakdown;
 

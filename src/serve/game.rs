@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Color, Move, Position};
 
-use crate::data::fen::to_fen;
+use crate::chess::fen::to_fen;
 use crate::search::{Info, Score, hash};
 
 /// The engine's view of the position as it thinks (or as it last thought).

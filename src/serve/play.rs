@@ -16,7 +16,7 @@ use shakmaty::{Chess, Color, Position};
 
 use super::game::{Game, Status, outcome, state, thought, white_view};
 use super::http::ApiError;
-use crate::data::fen::{Leniency, parse};
+use crate::chess::fen::{Leniency, parse};
 use crate::players::Player;
 use crate::search::{Control, Info, Limits};
 

@@ -1,7 +1,7 @@
 //! Tests of the tuner.
 
 use super::*;
-use crate::data::parse_position;
+use crate::chess::fen::parse_position;
 use crate::db::labels::LabelChoice;
 
 #[test]

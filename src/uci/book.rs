@@ -160,16 +160,16 @@ mod tests {
         let start = Chess::default();
         // e2e4: from e2 (12), to e4 (28).
         assert_eq!(polyglot_move(mv(&start, "e2e4")), 28 | 12 << 6);
-        let pos: Chess = crate::data::fen::parse(
+        let pos: Chess = crate::chess::fen::parse(
             "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
-            crate::data::fen::Leniency::Strict,
+            crate::chess::fen::Leniency::Strict,
         )
         .unwrap();
         // O-O is e1h1 in Polyglot.
         assert_eq!(polyglot_move(mv(&pos, "e1g1")), 7 | 4 << 6);
-        let promo: Chess = crate::data::fen::parse(
+        let promo: Chess = crate::chess::fen::parse(
             "8/P6k/8/8/8/8/8/K7 w - - 0 1",
-            crate::data::fen::Leniency::Strict,
+            crate::chess::fen::Leniency::Strict,
         )
         .unwrap();
         assert_eq!(polyglot_move(mv(&promo, "a7a8n")), 56 | 48 << 6 | 1 << 12);

@@ -6,7 +6,7 @@ use std::time::Duration;
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Position};
 
-use crate::data::fen::{self, Leniency};
+use crate::chess::fen::{self, Leniency};
 use crate::search::{Clock, Limits, hash};
 
 /// Why an input line was refused (the engine answers `info string error: …` and goes on).

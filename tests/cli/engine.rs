@@ -107,7 +107,7 @@ impl Uci {
 }
 
 fn position(fen: &str) -> Chess {
-    chessgraph::data::fen::parse(fen, chessgraph::data::fen::Leniency::Strict).unwrap()
+    chessgraph::chess::fen::parse(fen, chessgraph::chess::fen::Leniency::Strict).unwrap()
 }
 
 /// Plays one game between two engine processes; asserts every move is legal. Returns

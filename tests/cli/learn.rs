@@ -320,7 +320,7 @@ cgtest!(heatmap_means_match_the_database, |dir| {
     for row in rows {
         let (fen, cp) = row.unwrap();
         let pos: Chess =
-            chessgraph::data::fen::parse(&fen, chessgraph::data::fen::Leniency::Strict).unwrap();
+            chessgraph::chess::fen::parse(&fen, chessgraph::chess::fen::Leniency::Strict).unwrap();
         if pos.board().piece_at(Square::G1)
             == Some(Piece {
                 color: Color::White,

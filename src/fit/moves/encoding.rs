@@ -107,7 +107,7 @@ pub fn names() -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::fen::{Leniency, parse};
+    use crate::chess::fen::{Leniency, parse};
 
     fn pos(fen: &str) -> Chess {
         parse(fen, Leniency::Strict).unwrap()

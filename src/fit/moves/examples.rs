@@ -11,7 +11,7 @@ use shakmaty::{Chess, Color, Move, Position};
 
 use super::encoding::{self, Board};
 use crate::data::GameResult;
-use crate::data::fen::parse_position;
+use crate::chess::fen::parse_position;
 use crate::db::games::StoredGame;
 use crate::fit::split::{Part, SplitMeta, game_key};
 
@@ -157,7 +157,7 @@ fn game_samples(g: &StoredGame, part: Part, out: &mut Vec<Sample>, c: &mut Colle
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::fen::normalized_fen;
+    use crate::chess::fen::normalized_fen;
     use shakmaty::CastlingMode;
     use shakmaty::uci::UciMove;
 

@@ -279,7 +279,7 @@ pub fn best_index(logits: &[f64], moves: &[Move]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::fen::{Leniency, parse};
+    use crate::chess::fen::{Leniency, parse};
 
     fn model() -> MoveModel {
         let w: Vec<f64> = (0..192).map(|i| (i as f64 - 96.0) / 64.0).collect();

@@ -380,7 +380,7 @@ pub fn pgn(games: &[GameRow], event: &str, tc: &str) -> Result<String> {
                 g.black
             ))
         };
-        let start = crate::data::parse_position(&g.start_fen).map_err(|e| bad(e.to_string()))?;
+        let start = crate::chess::fen::parse_position(&g.start_fen).map_err(|e| bad(e.to_string()))?;
         let mut pos = start.clone();
         let mut moves = Vec::new();
         for text in g.moves.split_whitespace() {

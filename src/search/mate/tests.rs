@@ -7,7 +7,7 @@ use shakmaty::fen::Fen;
 use shakmaty::san::San;
 
 fn pos(fen: &str) -> Chess {
-    crate::data::fen::parse(fen, crate::data::fen::Leniency::Strict).unwrap()
+    crate::chess::fen::parse(fen, crate::chess::fen::Leniency::Strict).unwrap()
 }
 
 fn san(p: &Chess, m: Move) -> String {

@@ -200,8 +200,8 @@ fn add_slots(g: &mut [f32], vectors: &[f32], slots: &[u16]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::fen::parse_position;
-    use crate::nnue::train::kernels::accumulate;
+    use crate::chess::fen::parse_position;
+    use crate::train::kernels::accumulate;
 
     fn values(n: usize, seed: u32) -> Vec<f32> {
         (0..n)

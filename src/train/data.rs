@@ -4,7 +4,7 @@ use rayon::prelude::*;
 use rusqlite::Connection;
 use shakmaty::{Chess, Color, Position};
 
-use crate::data::parse_position;
+use crate::chess::fen::parse_position;
 use crate::db::labels::LabelChoice;
 use crate::fit::split::{self, Part};
 use crate::nnue::features::{self, FeatureSet};

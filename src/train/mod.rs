@@ -366,7 +366,7 @@ pub fn measure(net: &Network, samples: &[Sample], opts: &Options) -> Measures {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::fen::parse_position;
+    use crate::chess::fen::parse_position;
 
     /// A tiny net overfits a handful of positions to a loss near zero.
     #[test]

@@ -240,9 +240,9 @@ mod tests {
     /// the dense step on the summed gradient, over batches that touch different rows.
     #[test]
     fn sparse_step_equals_dense_step() {
-        use crate::data::fen::parse_position;
-        use crate::nnue::train::data::Sample;
-        use crate::nnue::train::model::Scratch;
+        use crate::chess::fen::parse_position;
+        use crate::train::data::Sample;
+        use crate::train::model::Scratch;
         let set: Vec<Sample> = [
             "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
             "4k3/8/8/8/8/8/8/3QK3 w - - 0 1",
