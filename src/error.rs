@@ -142,4 +142,3 @@ pub enum ConditionError {
         allowed: String,
     },
 }
-

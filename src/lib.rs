@@ -28,6 +28,7 @@ pub mod columnar;
 pub mod data;
 pub mod datagen;
 pub mod db;
+pub mod engines;
 pub mod error;
 pub mod eval;
 pub mod fit;

@@ -38,6 +38,10 @@ mod tests {
         assert_eq!(r.next_u64(), 0x6e78_9e6a_a1b9_65f4);
         let mut r = SplitMix(7);
         assert!((0..1000).all(|_| r.below(10) < 10));
-        assert!((0..1000).map(|_| r.uniform()).all(|u| (-1.0..1.0).contains(&u)));
+        assert!(
+            (0..1000)
+                .map(|_| r.uniform())
+                .all(|u| (-1.0..1.0).contains(&u))
+        );
     }
 }

@@ -212,10 +212,11 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     })
     .context("tournament")?;
     bar.finish_and_clear();
-    let (stored, table, games) =
-        tournament::load(&conn, &t.name)?.context("the tournament was just stored")?;
-    let standings = tournament::standings(&table, anchor.as_ref().map(|(n, e)| (n.as_str(), *e)))
-        .context("--anchor")?;
+    let (stored, table, games) = chessgraph::fit::ratings::load(&conn, &t.name)?
+        .context("the tournament was just stored")?;
+    let standings =
+        chessgraph::fit::ratings::standings(&table, anchor.as_ref().map(|(n, e)| (n.as_str(), *e)))
+            .context("--anchor")?;
     if let Some(path) = &args.pgn {
         let text = tournament::pgn(
             &games,

@@ -10,8 +10,8 @@ use std::io::BufRead;
 use shakmaty::Position;
 
 use super::{Item, Label, Pov, ReadOptions, Reject, Row, Sink};
-use crate::chess::fen::{normalized_fen, parse_position};
 use crate::Result;
+use crate::chess::fen::{normalized_fen, parse_position};
 
 /// Column indexes of the FEN and the evaluation.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

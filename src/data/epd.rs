@@ -9,8 +9,8 @@ use std::io::BufRead;
 use shakmaty::Position;
 
 use super::{GameResult, Item, Label, Reject, Row, Sink};
-use crate::chess::fen::{normalized_fen, parse_position};
 use crate::Result;
+use crate::chess::fen::{normalized_fen, parse_position};
 
 /// One EPD operation: opcode and its operands (quotes removed).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -21,8 +21,8 @@ use std::io::BufRead;
 use serde::Deserialize;
 
 use super::{EngineScore, Item, Label, Reject, Row, Sink};
-use crate::chess::fen::{normalized_fen, parse_position};
 use crate::Result;
+use crate::chess::fen::{normalized_fen, parse_position};
 
 /// The labeller name the evaluations' depth and nodes are stored under (`labels` table).
 pub const LABELLER: &str = "lichess";

@@ -19,9 +19,9 @@ use std::path::Path;
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Move, Position};
 
+use super::BadPuzzle;
 use super::csv::split_fields;
 use crate::chess::fen::{self, Leniency};
-use super::puzzles::BadPuzzle;
 
 /// The database's columns, in order.
 pub const COLUMNS: [&str; 10] = [

@@ -15,7 +15,6 @@ pub mod openings;
 pub mod pgn;
 pub mod puzzles;
 
-
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
@@ -24,6 +23,21 @@ use indicatif::ProgressBar;
 use shakmaty::Color;
 
 use crate::{Error, Result};
+
+/// A puzzle that could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadPuzzle {
+    /// Line of the input (for PGN, the line where the game starts).
+    pub line: u64,
+    /// What was wrong.
+    pub reason: String,
+}
+
+impl std::fmt::Display for BadPuzzle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.reason)
+    }
+}
 
 /// Longest text kept for a rejected row.
 pub const MAX_REJECT_TEXT: usize = 200;

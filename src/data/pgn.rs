@@ -14,8 +14,8 @@ use shakmaty::fen::Fen;
 use shakmaty::{Chess, EnPassantMode, Position};
 
 use super::{GameInfo, GameResult, Item, Label, Reject, Row, Sink};
-use crate::chess::fen::{normalized_fen};
 use crate::Result;
+use crate::chess::fen::normalized_fen;
 
 /// Reads PGN games from `input` into `sink`.
 pub fn read(input: impl BufRead, sink: &mut dyn Sink) -> Result<()> {

@@ -1,5 +1,5 @@
 //! Chess puzzles as files: reading them (EPD and PGN) into positions with their expected
-//! or refuted moves. Solving them is [`crate::measure::puzzles`].
+//! or refuted moves. Solving them is the `solve` command's work.
 //!
 //! - EPD: `<board> <side> <castling> <ep> dm N; bm <SAN>…; am <SAN>…; id "<name>";`.
 //!   `dm N` (side to move mates in N) makes a mate problem; `bm`/`am` give the expected
@@ -13,7 +13,6 @@
 //! (CSV, millions of rows) is streamed instead: [`open`] gives its reader
 //! ([`crate::data::lichess_puzzles`]).
 
-use std::fmt;
 use std::io::BufRead;
 use std::ops::ControlFlow;
 use std::path::Path;
@@ -50,20 +49,7 @@ pub struct Puzzle {
     pub solution: Vec<Move>,
 }
 
-/// A puzzle that could not be read.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BadPuzzle {
-    /// Line of the input (for PGN, the line where the game starts).
-    pub line: u64,
-    /// What was wrong.
-    pub reason: String,
-}
-
-impl fmt::Display for BadPuzzle {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}: {}", self.line, self.reason)
-    }
-}
+use super::BadPuzzle;
 
 /// Everything read from a puzzle file.
 #[derive(Clone, Debug, Default)]

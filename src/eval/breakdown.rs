@@ -116,7 +116,8 @@ mod tests {
     #[test]
     fn hand_checked_material_and_groups() {
         // White is a knight up; material evaluator: exactly +300 from one term.
-        let pos = crate::chess::fen::parse_position("4k3/pppp4/8/8/8/5N2/PPPP4/4K3 w - - 0 1").unwrap();
+        let pos =
+            crate::chess::fen::parse_position("4k3/pppp4/8/8/8/5N2/PPPP4/4K3 w - - 0 1").unwrap();
         let b = breakdown(&Evaluator::builtin("material").unwrap(), &pos).unwrap();
         assert_eq!(b.total, 300);
         assert_eq!(b.terms.len(), 1, "{:?}", b.terms);

@@ -472,7 +472,8 @@ mod tests {
     #[test]
     fn hand_checked_terms() {
         // White: Kg1 Qd1 Nf3 pawns f2 g2 h2; Black: Kg8 Rd8 pawns f7 g7 h7. Black to move.
-        let pos = crate::chess::fen::parse_position("3r2k1/5ppp/8/8/8/5N2/5PPP/3Q2K1 b - - 0 1").unwrap();
+        let pos =
+            crate::chess::fen::parse_position("3r2k1/5ppp/8/8/8/5N2/5PPP/3Q2K1 b - - 0 1").unwrap();
         let mut tl = TermList::new();
         terms(&pos, &mut tl);
         assert_eq!(
@@ -521,7 +522,8 @@ mod tests {
     fn hand_checked_extra_terms() {
         // White: Kg1 Rd1 Ne5, pawns a5 c3 f4. Black: Kg8 Rc8 Bb6, pawns e6 g7 h7. White to move.
         let pos =
-            crate::chess::fen::parse_position("2r3k1/6pp/1b2p3/P3N3/5P2/2P5/8/3R2K1 w - - 0 1").unwrap();
+            crate::chess::fen::parse_position("2r3k1/6pp/1b2p3/P3N3/5P2/2P5/8/3R2K1 w - - 0 1")
+                .unwrap();
         let mut tl = TermList::new();
         terms(&pos, &mut tl);
         let c = |t: Term| tl.coefficient(t.index());

@@ -13,6 +13,7 @@ pub mod linear;
 pub mod logistic;
 pub mod metrics;
 pub mod moves;
+pub mod ratings;
 pub mod split;
 
 use ndarray::Array2;

@@ -16,23 +16,12 @@ use rusqlite::Connection;
 use serde::Serialize;
 use shakmaty::Color;
 
-use crate::chess::fen::to_fen;
 use crate::chess::fen::parse_position;
+use crate::chess::fen::to_fen;
 use crate::db::labels::{self, EngineLabel};
 use crate::{Error, Result};
 
-/// An engine's verdict on one position, from the side to move's view.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Analysis {
-    /// Centipawns, or `None` for a mate score.
-    pub cp: Option<i32>,
-    /// Signed moves to mate.
-    pub mate: Option<i32>,
-    /// Depth reached.
-    pub depth: Option<u32>,
-    /// Nodes searched.
-    pub nodes: Option<u64>,
-}
+pub use crate::engines::info::Analysis;
 
 /// Why an engine gave no label.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -46,6 +35,12 @@ pub enum LabelError {
     /// An answer that is not UCI (no score, an unparsable score).
     #[error("engine answered garbage: {0}")]
     Garbage(String),
+}
+
+impl From<crate::engines::info::InfoError> for LabelError {
+    fn from(e: crate::engines::info::InfoError) -> LabelError {
+        LabelError::Garbage(e.0)
+    }
 }
 
 /// Something that labels positions given as FEN: a UCI engine, or a fake in tests.

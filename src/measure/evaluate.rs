@@ -10,8 +10,8 @@ use rusqlite::Connection;
 use serde::Serialize;
 use shakmaty::{Chess, EnPassantMode, fen::Fen};
 
+use crate::chess::fen::parse_position;
 use crate::data::{self, Format, GameResult, Item, Label, ReadOptions, Reject};
-use crate::chess::fen::{parse_position};
 use crate::db::labels::LabelChoice;
 use crate::eval::Evaluator;
 use crate::fit::metrics::{kendall_tau_b, pearson, rmse, texel_loss};

@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::lichess::LineReport;
-use crate::data::puzzles::BadPuzzle;
+use crate::data::BadPuzzle;
 
 /// Puzzles (and unreadable rows) kept one by one for the record and `--json`.
 pub const MAX_LISTED: usize = 10_000;

@@ -14,9 +14,8 @@ use std::time::{Duration, Instant};
 use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Move};
 
-pub use crate::data::puzzles::{
-    BadPuzzle, Puzzle, PuzzleFormat, PuzzleSet, load, read, read_epd, read_pgn,
-};
+pub use crate::data::BadPuzzle;
+pub use crate::data::puzzles::{Puzzle, PuzzleFormat, PuzzleSet, load, read, read_epd, read_pgn};
 use crate::players::Player;
 use crate::search::Limits;
 use crate::search::mate::{self, MateLimits, MateSearcher};

@@ -11,10 +11,8 @@
 use serde::Serialize;
 use shakmaty::{Color, Move, Piece, Position, Role, Square};
 
+pub use super::inputs::{PIECE_INPUTS, index};
 use super::threats::{MAX_THREATS, threats};
-
-/// Piece-square inputs: 2 colours × 6 roles × 64 squares.
-pub const PIECE_INPUTS: usize = 768;
 
 /// Most active features of a position under any feature set.
 pub const MAX_FEATURES: usize = 32 + MAX_THREATS;
@@ -45,17 +43,6 @@ impl FeatureSet {
             .into_iter()
             .find(|s| s.inputs() == inputs)
     }
-}
-
-/// The feature index of `piece` on `sq` from `perspective`'s view.
-#[inline]
-pub fn index(perspective: Color, piece: Piece, sq: Square) -> usize {
-    let relative = usize::from(piece.color != perspective);
-    let sq = match perspective {
-        Color::White => sq as usize,
-        Color::Black => sq as usize ^ 56,
-    };
-    relative * 384 + (piece.role as usize - 1) * 64 + sq
 }
 
 /// The same feature seen from the other perspective: colour swapped, board flipped (in

@@ -10,7 +10,8 @@
 //!   → 1 output, scaled by [`SCALE`] to centipawns from the side to move's view
 //! ```
 //!
-//! - [`features`]: the input encoding and the feature changes a move makes.
+//! - [`inputs`]: the piece-square input of one piece from one perspective.
+//! - [`features`]: the feature sets and the feature changes a move makes.
 //! - [`threats`]: the optional threat inputs (the attack graph's attacked / en prise
 //!   facts), recomputed per evaluated node.
 //! - [`network`]: the quantized network (int16 first layer, as engines use), its integer
@@ -19,10 +20,11 @@
 //! - [`accumulator`]: the first layer's output kept per ply and updated incrementally on
 //!   every move (add/remove the changed features, both perspectives).
 //!
-//! The trainer is [`crate::train`], a later stage: inference needs none of it.
+//! The trainer is the `train` module, a later stage: inference needs none of it.
 
 pub mod accumulator;
 pub mod features;
+pub mod inputs;
 pub mod network;
 pub mod simd;
 pub mod threats;

@@ -5,7 +5,7 @@
 //! units on each pattern. The scores a network learns from are search scores, and the
 //! commonest thing a search sees that a static evaluation does not is a piece that can be
 //! taken. So the `threats` feature set adds, for every piece, two more features in the
-//! same colour × role × square layout (the [`super::features::index`] of the piece, offset
+//! same colour × role × square layout (the [`super::inputs::index`] of the piece, offset
 //! by a block):
 //!
 //! - block 1, **attacked**: an enemy piece attacks its square (for a king: check);
@@ -16,11 +16,11 @@
 //! graph. The features depend on the whole board, so a move can change many of them; the
 //! engine recomputes the list at each evaluated node from per-side attack maps (about 16
 //! table lookups a side) and updates a separate accumulator by the difference from the
-//! nearest evaluated ancestor ([`crate::search`]'s NNUE state).
+//! nearest evaluated ancestor (the search's NNUE state).
 
 use shakmaty::{Bitboard, Board, Color, Role, attacks};
 
-use super::features::{PIECE_INPUTS, index};
+use super::inputs::{PIECE_INPUTS, index};
 
 /// Most threat features a position can have: every piece but the kings en prise, and all
 /// attacked (32 + 30).

@@ -310,7 +310,7 @@ fn tournaments_section(conn: &Connection, md: &mut String) -> Result<()> {
     }
     let _ = writeln!(md, "## Tournaments\n");
     for t in &list {
-        let Some((_, table, _)) = crate::measure::tournament::load(conn, &t.name)? else {
+        let Some((_, table, _)) = crate::fit::ratings::load(conn, &t.name)? else {
             continue;
         };
         let s = &t.settings;
@@ -329,7 +329,7 @@ fn tournaments_section(conn: &Connection, md: &mut String) -> Result<()> {
         if table.games() == 0 {
             continue;
         }
-        let standings = crate::measure::tournament::standings(&table, None)?;
+        let standings = crate::fit::ratings::standings(&table, None)?;
         let _ = writeln!(md, "{}", standings.markdown());
     }
     Ok(())

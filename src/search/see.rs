@@ -105,7 +105,8 @@ mod tests {
     use shakmaty::uci::UciMove;
 
     fn see_of(fen: &str, uci: &str) -> i32 {
-        let pos: Chess = crate::chess::fen::parse(fen, crate::chess::fen::Leniency::Strict).unwrap();
+        let pos: Chess =
+            crate::chess::fen::parse(fen, crate::chess::fen::Leniency::Strict).unwrap();
         let m = uci.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
         see(&pos, m)
     }

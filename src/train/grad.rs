@@ -2,7 +2,7 @@
 //! the rows of the features its positions have, so only those rows are cleared between
 //! batches and summed across threads; every other row is exactly zero.
 
-use super::model::Params;
+use super::params::Params;
 
 /// The summed gradient of one thread's share of a batch.
 #[derive(Clone, Debug)]

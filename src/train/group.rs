@@ -22,7 +22,7 @@ use crate::nnue::features::mirror;
 use super::data::{MAX_FEATURES, Sample};
 use super::grad::Gradient;
 use super::kernels::{BLOCK, accumulate_block, accumulate_unit};
-use super::model::Params;
+use super::params::Params;
 
 /// Samples per group: their vectors (2 · H floats each, 128 kB for H = 256) stay in L2
 /// beside a block of the weights.

@@ -15,6 +15,7 @@ pub mod group;
 pub mod kernels;
 pub mod model;
 pub mod optim;
+pub mod params;
 
 use std::time::Instant;
 
@@ -26,10 +27,12 @@ use crate::fit::metrics::kendall_tau_b;
 use crate::nnue::{FeatureSet, Network};
 use crate::{Error, Result};
 
+use crate::chess::rng::SplitMix;
 use data::Sample;
 use grad::Gradient;
-use model::{Params, Scratch, SplitMix};
+use model::Scratch;
 use optim::{AdamW, cosine_lr};
+use params::Params;
 
 /// Training settings (every one printed and stored in the network's provenance).
 #[derive(Clone, Debug, Serialize)]

@@ -2,7 +2,7 @@
 //! not through the gradient, and a cosine learning-rate schedule.
 
 use super::grad::Gradient;
-use super::model::Params;
+use super::params::Params;
 use crate::nnue::simd::avx2_dispatch;
 
 /// AdamW's state and settings.

@@ -6,8 +6,8 @@ use rusqlite::Connection;
 use shakmaty::Chess;
 
 use super::{MATE_LABEL_CP, MIN_K_POSITIONS};
-use crate::data::{GameResult};
-use crate::chess::fen::{parse_position};
+use crate::chess::fen::parse_position;
+use crate::data::GameResult;
 use crate::db::labels::LabelChoice;
 use crate::eval::{Evaluator, MAX_PHASE, TERM_COUNT, TermList, terms as term_list};
 use crate::fit::split::{self, Part};

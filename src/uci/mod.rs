@@ -17,10 +17,9 @@
 //!
 //! Files: [`command`] (parsing, typed errors, `position`/`go` to a game and limits),
 //! `engine` (the reader loop and options), `worker` (the search thread), [`output`], [`book`]
-//! (Polyglot opening books), [`client`] (talking to *other* UCI engines).
+//! (Polyglot opening books). Talking to *other* engines is [`crate::engines`].
 
 pub mod book;
-pub mod client;
 pub mod command;
 mod engine;
 pub mod output;

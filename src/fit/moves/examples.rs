@@ -10,8 +10,8 @@
 use shakmaty::{Chess, Color, Move, Position};
 
 use super::encoding::{self, Board};
-use crate::data::GameResult;
 use crate::chess::fen::parse_position;
+use crate::data::GameResult;
 use crate::db::games::StoredGame;
 use crate::fit::split::{Part, SplitMeta, game_key};
 

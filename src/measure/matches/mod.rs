@@ -20,10 +20,10 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, KnownOutcome, Move, Outcome, Position};
 
-use crate::label::Analysis;
-use crate::label::uci::parse_info;
+use crate::engines::client::Engine;
+use crate::engines::info::Analysis;
+use crate::engines::info::parse_info;
 use crate::search::hash;
-use crate::uci::client::Engine;
 use crate::{Error, Result};
 
 /// How an engine is started and configured.

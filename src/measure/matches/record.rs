@@ -6,7 +6,7 @@ use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Color, EnPassantMode, Move, Position};
 
-use crate::label::Analysis;
+use crate::engines::info::Analysis;
 
 /// Why a game ended.
 #[derive(Clone, Debug, PartialEq, Eq)]

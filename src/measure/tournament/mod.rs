@@ -13,9 +13,6 @@
 //! Files: this one (participants, schedule, resume, the worker threads), `ratings` (the
 //! maximum-likelihood fit), `table` (cross table and ranking, as text and Markdown).
 
-pub mod ratings;
-pub mod table;
-
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -26,11 +23,11 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 
-pub use table::{CrossTable, Standings, standings};
+use crate::fit::ratings::table::CrossTable;
 
 use crate::db::tournaments::{self as store, GameRow};
+use crate::engines::client::Engine;
 use crate::measure::matches::{self, EngineSpec, GameRecord, PgnGame, TimeControl};
-use crate::uci::client::Engine;
 use crate::{Error, Result};
 
 /// A participant: its name, what it is (stored, so that a name keeps its meaning across
@@ -350,23 +347,6 @@ fn game_row(t: &Tournament, p: &Pairing, g: &GameRecord, loser: Option<usize>) -
     }
 }
 
-/// A stored tournament: its row, its players and games counted into a cross table, and
-/// the games themselves.
-pub fn load(
-    conn: &Connection,
-    name: &str,
-) -> Result<Option<(store::Tournament, CrossTable, Vec<GameRow>)>> {
-    let Some(t) = store::find(conn, name)? else {
-        return Ok(None);
-    };
-    let games = store::games(conn, t.id)?;
-    let mut table = CrossTable::new(store::players(conn, t.id)?);
-    for g in &games {
-        table.add(g);
-    }
-    Ok(Some((t, table, games)))
-}
-
 /// Stored games as PGN, `event` in the `Event` tag, numbered in the order they finished.
 /// A stored move that is not legal is an error naming the game.
 pub fn pgn(games: &[GameRow], event: &str, tc: &str) -> Result<String> {
@@ -380,7 +360,8 @@ pub fn pgn(games: &[GameRow], event: &str, tc: &str) -> Result<String> {
                 g.black
             ))
         };
-        let start = crate::chess::fen::parse_position(&g.start_fen).map_err(|e| bad(e.to_string()))?;
+        let start =
+            crate::chess::fen::parse_position(&g.start_fen).map_err(|e| bad(e.to_string()))?;
         let mut pos = start.clone();
         let mut moves = Vec::new();
         for text in g.moves.split_whitespace() {

@@ -22,9 +22,13 @@
 //! to the rated set only through `±∞` players cannot be compared, and one without games
 //! has no rating.
 
+pub mod table;
+
+pub use table::{CrossTable, Standings, load, standings};
+
 use serde::Serialize;
 
-use crate::fit::linalg::{cholesky, cholesky_solve};
+use super::linalg::{cholesky, cholesky_solve};
 
 /// Points and games between players: the input of [`fit`].
 #[derive(Clone, Debug, PartialEq)]

@@ -183,7 +183,7 @@ fn lopsided_but_finite_records_converge() {
 #[test]
 fn matches_scipy_on_a_five_player_record_with_an_unbeaten_sixth() {
     let golden: serde_json::Value = serde_json::from_str(include_str!(
-        "../../../../tests/golden/tournament_ratings.json"
+        "../../../tests/golden/tournament_ratings.json"
     ))
     .unwrap();
     let names: Vec<&str> = golden["names"]

@@ -6,8 +6,10 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::ratings::{self, Rating, Results};
-use crate::db::tournaments::GameRow;
+use super::{self as ratings, Rating, Results};
+use rusqlite::Connection;
+
+use crate::db::tournaments::{self as store, GameRow};
 use crate::{Error, Result};
 
 /// Wins, draws and games lost by a fault between every two players.
@@ -462,6 +464,23 @@ fn markdown_table(header: &[String], rows: &[Vec<String>], left: usize, md: &mut
             row.iter().map(cell).collect::<Vec<_>>().join(" | ")
         );
     }
+}
+
+/// A stored tournament: its row, its players and games counted into a cross table, and
+/// the games themselves.
+pub fn load(
+    conn: &Connection,
+    name: &str,
+) -> Result<Option<(store::Tournament, CrossTable, Vec<GameRow>)>> {
+    let Some(t) = store::find(conn, name)? else {
+        return Ok(None);
+    };
+    let games = store::games(conn, t.id)?;
+    let mut table = CrossTable::new(store::players(conn, t.id)?);
+    for g in &games {
+        table.add(g);
+    }
+    Ok(Some((t, table, games)))
 }
 
 #[cfg(test)]
