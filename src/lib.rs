@@ -1,25 +1,31 @@
 //! chessgraph: study chess positions with data.
 //!
-//! The library is the pipeline, module by module, each using only those before it:
+//! The library is the pipeline, in layers: a module uses only modules of the layers
+//! before it ([`LAYERS`]; `tests::layers` checks every `crate::` path against it, and
+//! that no files import each other in a circle).
 //!
-//! 1. [`data`]: input formats (CSV, PGN with `[%eval]`, EPD, puzzles), the one FEN entry
-//!    point ([`data::fen`]), labels and game results.
-//! 2. [`db`]: the SQLite store: migrations, import, analyze, stats, labels per labeller,
-//!    stored evaluators and measurement runs.
-//! 3. [`graph`]: the attack/defense graph and the study's features.
-//! 4. [`fit`]: the train/valid/test split, the study's linear and logistic regressions,
-//!    metrics (Kendall τ, Texel loss, K).
-//! 5. [`eval`]: the evaluator — linear terms with tapered weights, or an NNUE — its file
-//!    format and built-ins; [`nnue`]: the network, its accumulators and its CPU trainer.
-//! 6. [`search`]: the engine's alpha-beta search, quiescence, mate search; [`tune`]: Texel
-//!    tuning of the linear evaluator on quiescence leaves.
-//!    [`players`]: the studies' simple players (random, greedy, minimax, MCTS, ...) and the
-//!    engine behind one interface.
-//! 7. [`uci`]: the UCI engine loop, and a client for other engines.
-//! 8. [`datagen`]: self-play training data; [`label`]: labelling with any UCI engine.
-//! 9. [`measure`]: puzzles, evaluator comparisons, matches, tournaments; [`heatmap`] and
-//!    [`report`]; [`columnar`]: the tables as Parquet files for DuckDB, Polars, Spark.
-//! 10. [`serve`]: the page and JSON endpoints of `chessgraph serve`.
+//! 1. Primitives: [`error`]; [`chess`]: FEN text and seeded random numbers; [`engines`]:
+//!    other UCI engines as child processes, and their `info` lines.
+//! 2. Readers: [`data`]: input formats (CSV, PGN with `[%eval]`, EPD, the Lichess
+//!    database, puzzles), labels and game results.
+//! 3. Positions: [`graph`]: the attack/defense graph and the study's features.
+//! 4. Evaluation: [`nnue`]: the network's inference and its accumulators; [`eval`]: the
+//!    evaluator — linear terms with tapered weights, or a network — its file format and
+//!    built-ins.
+//! 5. Search: [`search`]: alpha-beta, quiescence, the mate search.
+//! 6. Store and stages: [`db`]: the SQLite store — migrations, import, analyze, stats,
+//!    labels, stored evaluators and runs.
+//! 7. Learning: [`fit`]: the split, the study's regressions, metrics, ratings; [`tune`]:
+//!    Texel tuning; [`train`]: the NNUE trainer.
+//! 8. Play: [`players`]: the studies' players and the engine behind one interface;
+//!    [`uci`]: the UCI engine loop.
+//! 9. Data making: [`datagen`]: self-play positions; [`label`]: labels from any engine.
+//! 10. Measuring: [`measure`]: puzzles, suites, evaluator comparisons, matches,
+//!     tournaments.
+//! 11. Output: [`columnar`] (Parquet), [`heatmap`], [`report`], and [`serve`] (the
+//!     browser page).
+//!
+//! The binary's `cli/` (one file per subcommand) uses any of them.
 
 #![warn(missing_docs)]
 
@@ -46,3 +52,13 @@ pub mod tune;
 pub mod uci;
 
 pub use error::{Error, Result};
+
+/// The modules in pipeline order: each may use only those before it in this list.
+pub const LAYERS: &[&str] = &[
+    "error", "chess", "engines", "data", "graph", "nnue", "eval", "search", "db", "fit", "tune",
+    "train", "players", "uci", "datagen", "label", "measure", "columnar", "heatmap", "report",
+    "serve",
+];
+
+#[cfg(test)]
+mod layers;

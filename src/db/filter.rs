@@ -17,8 +17,8 @@
 //!    read, with a message naming what was refused.
 //! 3. [`Sandbox`] lowers SQLite's run-time limits while a condition runs (longest string
 //!    or blob, longest `LIKE` pattern) so that no single step of the virtual machine can
-//!    take long, and a time limit ([`super::browse::Deadline`]) that checks the clock
-//!    every [`super::browse::PROGRESS_STEPS`] steps therefore holds to within a few
+//!    take long, and a time limit (the `Deadline` of `browse.rs`) that checks the clock
+//!    every 100 steps therefore holds to within a few
 //!    percent.
 
 use std::sync::{Arc, Mutex};

@@ -5,7 +5,7 @@
 //!
 //! The player chooses each move under the run's limits, from a fresh game per puzzle, with
 //! the puzzle's earlier positions as its history. Totals by theme and rating band are
-//! [`crate::measure::lichess_stats`].
+//! in `lichess_stats.rs`.
 
 use std::time::{Duration, Instant};
 

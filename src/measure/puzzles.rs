@@ -6,7 +6,7 @@
 //! mates is a solution). Any other [`Player`] plays one move under its limits instead
 //! ([`play_mate`]), and the mate search referees it: solved when the move still forces
 //! mate in at most N. Puzzles that are not mate problems are best-move puzzles
-//! ([`crate::measure::suites`]).
+//! (`suites.rs`).
 
 use std::fmt;
 use std::time::{Duration, Instant};

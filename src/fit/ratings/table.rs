@@ -1,5 +1,5 @@
 //! The cross table and the ranking of a tournament: counted from its stored games, rated
-//! by [`super::ratings`], printed as text (the command) or Markdown (`report`), and
+//! by [`super`] (the ratings fit), printed as text (the command) or Markdown (`report`), and
 //! serialised for `--json`.
 
 use std::fmt::Write as _;
