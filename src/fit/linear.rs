@@ -1,9 +1,10 @@
-//! Ordinary least squares of the centipawn evaluation on features (linfa-linear), with
-//! classical standard errors `sqrt(σ² diag((XᵀX)⁻¹))`, `σ² = RSS / (n − k − 1)`.
+//! Ordinary least squares of the centipawn evaluation on features, by the normal
+//! equations: `β = (XᵀX)⁻¹ Xᵀy` with the intercept's column of ones first, solved with the
+//! Cholesky inverse that also gives the classical standard errors
+//! `sqrt(σ² diag((XᵀX)⁻¹))`, `σ² = RSS / (n − k − 1)`. (The inverse is needed for the
+//! errors anyway; a second solver would only copy the data.) `tests/golden/fit_linear.json`
+//! holds numpy's `lstsq` answer for the same rows.
 
-use linfa::Dataset;
-use linfa::traits::Fit;
-use linfa_linear::LinearRegression;
 use ndarray::{Array1, Array2, ArrayView2, Axis};
 use rusqlite::Connection;
 use serde::Serialize;
@@ -110,13 +111,16 @@ pub fn ols(x: &Array2<f64>, y: &[f64], names: &[String]) -> Result<LinearModel> 
             names.join(", ")
         ))
     })?;
-    let dataset = Dataset::new(x.clone(), Array1::from(y.to_vec()));
-    let fitted = LinearRegression::new()
-        .fit(&dataset)
-        .map_err(|e| Error::Fit(format!("least squares: {e}")))?;
+    // Xᵀy with the intercept first, then β = (XᵀX)⁻¹ Xᵀy.
+    let mut xty = vec![0.0; k + 1];
+    for (xi, &yi) in x.axis_iter(Axis(0)).zip(y) {
+        xty[0] += yi;
+        xty[1..].iter_mut().zip(xi).for_each(|(t, v)| *t += v * yi);
+    }
+    let beta = xtx_inv.dot(&Array1::from(xty));
     let mut coefficients = Vec::with_capacity(k + 1);
-    coefficients.push(("intercept".to_string(), fitted.intercept()));
-    coefficients.extend(names.iter().cloned().zip(fitted.params().iter().copied()));
+    coefficients.push(("intercept".to_string(), beta[0]));
+    coefficients.extend(names.iter().cloned().zip(beta.iter().skip(1).copied()));
     if coefficients.iter().any(|c| !c.1.is_finite()) {
         return Err(Error::Fit(
             "least squares gave non-finite coefficients".into(),
