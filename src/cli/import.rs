@@ -16,10 +16,10 @@ pub struct Args {
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Input format, when the file name does not tell (required for `-`).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = super::one_of(&Format::ALL, Format::as_str))]
     format: Option<Format>,
     /// Whose point of view CSV evaluations use (EPD `ce` is always side to move, PGN and Lichess evaluations White).
-    #[arg(long, value_enum, default_value = "white")]
+    #[arg(long, value_parser = super::one_of(&Pov::ALL, Pov::as_str), default_value = "white")]
     pov: Pov,
     /// Read a file again even if it was imported completely before.
     #[arg(long)]

@@ -127,3 +127,19 @@ impl GameLimits {
         })
     }
 }
+
+/// A value parser for a library enum: the names `name` gives the values of `all` are the
+/// possible values (listed in help and errors), and the matching value is the result.
+pub fn one_of<T: Copy + Send + Sync + 'static>(
+    all: &'static [T],
+    name: fn(T) -> &'static str,
+) -> impl clap::builder::TypedValueParser<Value = T> {
+    use clap::builder::TypedValueParser as _;
+    let names: Vec<&'static str> = all.iter().map(|&t| name(t)).collect();
+    clap::builder::PossibleValuesParser::new(names).try_map(move |s: String| {
+        all.iter()
+            .copied()
+            .find(|&t| name(t) == s)
+            .ok_or_else(|| format!("{s:?} is not one of the possible values"))
+    })
+}

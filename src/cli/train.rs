@@ -19,7 +19,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
     /// Inputs: `threats` (pieces, and each piece again when attacked and when en prise: 2,304) or `pieces` (768).
-    #[arg(long, value_enum, default_value = "threats", value_name = "SET")]
+    #[arg(long, value_parser = super::one_of(&FeatureSet::ALL, FeatureSet::as_str), default_value = "threats", value_name = "SET")]
     features: FeatureSet,
     /// Start from this network's weights (fine-tuning, e.g. on --source); it must have the same --features, --hidden and --buckets.
     #[arg(long, value_name = "FILE")]

@@ -43,7 +43,7 @@ impl std::fmt::Display for BadPuzzle {
 pub const MAX_REJECT_TEXT: usize = 200;
 
 /// Input format of a file.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Format {
     /// `FEN,Evaluation` rows (chessData.csv style).
     Csv,
@@ -56,6 +56,9 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format, for option parsers and messages.
+    pub const ALL: [Format; 4] = [Format::Csv, Format::Pgn, Format::Epd, Format::LichessEvals];
+
     /// Name stored in `sources.format`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -87,7 +90,7 @@ impl Format {
 }
 
 /// Whose point of view the input's evaluations use.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Pov {
     /// Positive means White is better (chessData.csv, Lichess).
     White,
@@ -96,6 +99,9 @@ pub enum Pov {
 }
 
 impl Pov {
+    /// Both points of view, for option parsers.
+    pub const ALL: [Pov; 2] = [Pov::White, Pov::Stm];
+
     /// Name stored in `sources.pov`.
     pub fn as_str(self) -> &'static str {
         match self {

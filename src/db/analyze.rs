@@ -15,7 +15,7 @@ use crate::graph::{self, Edge, Features};
 use crate::{Error, Result};
 
 /// Which edges of the attack/defense graph `analyze` stores in the `edges` table.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub enum EdgeMode {
     /// Attacks and defenses: the whole graph (about 25 rows per position).
     #[default]
@@ -27,6 +27,18 @@ pub enum EdgeMode {
 }
 
 impl EdgeMode {
+    /// Every mode, for option parsers.
+    pub const ALL: [EdgeMode; 3] = [EdgeMode::All, EdgeMode::Attacks, EdgeMode::None];
+
+    /// The mode's name on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EdgeMode::All => "all",
+            EdgeMode::Attacks => "attacks",
+            EdgeMode::None => "none",
+        }
+    }
+
     /// Whether an edge of `kind` is stored.
     pub fn keeps(self, kind: graph::EdgeKind) -> bool {
         match self {

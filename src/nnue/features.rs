@@ -18,7 +18,7 @@ use super::threats::{MAX_THREATS, threats};
 pub const MAX_FEATURES: usize = 32 + MAX_THREATS;
 
 /// Which inputs a network reads (stored in its file as the input count).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FeatureSet {
     /// 768 piece-square inputs.
@@ -29,6 +29,17 @@ pub enum FeatureSet {
 }
 
 impl FeatureSet {
+    /// Both sets, for option parsers.
+    pub const ALL: [FeatureSet; 2] = [FeatureSet::Pieces, FeatureSet::Threats];
+
+    /// The set's name (`pieces`, `threats`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FeatureSet::Pieces => "pieces",
+            FeatureSet::Threats => "threats",
+        }
+    }
+
     /// Number of inputs.
     pub fn inputs(self) -> usize {
         match self {
