@@ -30,6 +30,7 @@
 #![warn(missing_docs)]
 
 pub mod chess;
+#[cfg(feature = "parquet")]
 pub mod columnar;
 pub mod data;
 pub mod datagen;
@@ -46,6 +47,7 @@ pub mod nnue;
 pub mod players;
 pub mod report;
 pub mod search;
+#[cfg(feature = "serve")]
 pub mod serve;
 pub mod train;
 pub mod tune;

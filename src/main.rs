@@ -44,6 +44,7 @@ enum Command {
     /// Write an evaluator file: a built-in, one stored by `tune`, or a stored linear fit (--fit N).
     Export(cli::export::Args),
     /// Write the tables (positions, features, edges, labels, splits) as Parquet files for DuckDB, Polars, Spark.
+    #[cfg(feature = "parquet")]
     ExportData(cli::export_data::Args),
     /// Average evaluation per piece and square: one PNG board per piece, a 3 × 4 grid and a CSV.
     Heatmap(cli::heatmap::Args),
@@ -60,6 +61,7 @@ enum Command {
     /// Write a Markdown report of the database: data, features, fits, evaluators, puzzles, matches, benchmarks.
     Report(cli::report::Args),
     /// Serve a page to play the engine and browse the database in a browser (read-only; loopback by default).
+    #[cfg(feature = "serve")]
     Serve(cli::serve::Args),
 }
 
@@ -76,6 +78,7 @@ fn main() -> ExitCode {
         Command::Train(args) => cli::train::run(&cli.db, args),
         Command::Eval(args) => cli::eval::run(&cli.db, args),
         Command::Export(args) => cli::export::run(&cli.db, args),
+        #[cfg(feature = "parquet")]
         Command::ExportData(args) => cli::export_data::run(&cli.db, args),
         Command::Heatmap(args) => cli::heatmap::run(&cli.db, args),
         Command::Engine(args) => cli::engine::run(&cli.db, args),
@@ -84,6 +87,7 @@ fn main() -> ExitCode {
         Command::Match(args) => cli::matches::run(&cli.db, args),
         Command::Tournament(args) => cli::tournament::run(&cli.db, args),
         Command::Report(args) => cli::report::run(&cli.db, args),
+        #[cfg(feature = "serve")]
         Command::Serve(args) => cli::serve::run(&cli.db, args),
     };
     match result {

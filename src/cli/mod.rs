@@ -24,6 +24,7 @@ pub mod datagen;
 pub mod engine;
 pub mod eval;
 pub mod export;
+#[cfg(feature = "parquet")]
 pub mod export_data;
 pub mod fit;
 pub mod heatmap;
@@ -31,6 +32,7 @@ pub mod import;
 pub mod label;
 pub mod matches;
 pub mod report;
+#[cfg(feature = "serve")]
 pub mod serve;
 pub mod solve;
 pub mod stats;

@@ -2,8 +2,8 @@
 //! check extension, reverse futility, null-move, late-move reductions and futility
 //! pruning; Syzygy WDL probes inside the tree.
 
+use super::tablebase::Outcome;
 use shakmaty::{Chess, Position};
-use shakmaty_syzygy::Wdl;
 
 use super::ordering::{MAX_MOVES, pick_best};
 use super::params::*;
@@ -268,12 +268,12 @@ impl Searcher {
         {
             return None;
         }
-        let wdl = tb.probe_wdl_after_zeroing(pos).ok()?;
+        let wdl = tb.probe_wdl_after_zeroing(pos)?;
         self.tbhits += 1;
         Some(match wdl {
-            Wdl::Win => TB_WIN - ply as i32,
-            Wdl::Loss => -TB_WIN + ply as i32,
-            Wdl::CursedWin | Wdl::BlessedLoss | Wdl::Draw => 0,
+            Outcome::Win => TB_WIN - ply as i32,
+            Outcome::Loss => -TB_WIN + ply as i32,
+            Outcome::Draw => 0,
         })
     }
 }

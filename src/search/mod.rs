@@ -29,6 +29,7 @@ mod qsearch;
 mod root;
 mod searcher;
 pub mod see;
+pub mod tablebase;
 pub mod time;
 pub mod tt;
 

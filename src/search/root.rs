@@ -282,7 +282,7 @@ impl Searcher {
         if root.board().occupied().count() > tb.max_pieces() || root.castles().any() {
             return None;
         }
-        let (m, dtz) = tb.best_move(root).ok()??;
+        let (m, dtz) = tb.best_move(root)?;
         if !limits.searchmoves.is_empty() && !limits.searchmoves.contains(&m) {
             return None;
         }
@@ -290,7 +290,6 @@ impl Searcher {
             return None;
         }
         self.tbhits += 1;
-        let dtz = dtz.ignore_rounding().0;
         let score = match dtz.signum() {
             1 => TB_WIN - dtz.min(100),
             -1 => -TB_WIN + (-dtz).min(100),

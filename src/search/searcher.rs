@@ -1,12 +1,12 @@
 //! The [`Searcher`]: its state (transposition table, ordering heuristics, limits) and
 //! the settings the engine changes between searches.
 
+use super::tablebase::Tablebases;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use shakmaty::{Chess, Color, Move, Position};
-use shakmaty_syzygy::Tablebase;
 
 use super::mate::MateSearcher;
 use super::nnue;
@@ -26,7 +26,7 @@ pub struct Searcher {
     /// Full-width mate search for `go mate N`, created on first use. Its table holds
     /// proven facts about positions, so it is kept across searches and games.
     pub(super) mate: Option<Box<MateSearcher>>,
-    pub(super) tablebase: Option<Arc<Tablebase<Chess>>>,
+    pub(super) tablebase: Option<Arc<Tablebases>>,
     pub(super) control: Control,
     pub(super) multipv: usize,
     pub(super) overhead: Duration,
@@ -140,7 +140,7 @@ impl Searcher {
     }
 
     /// Syzygy tablebases to probe (or none).
-    pub fn set_tablebase(&mut self, tablebase: Option<Arc<Tablebase<Chess>>>) {
+    pub fn set_tablebase(&mut self, tablebase: Option<Arc<Tablebases>>) {
         self.tablebase = tablebase;
     }
 

@@ -9,7 +9,7 @@ use std::sync::mpsc::{self, Sender};
 use std::thread;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use shakmaty_syzygy::Tablebase;
+use crate::search::tablebase::Tablebases;
 
 use super::ENGINE_NAME;
 use super::book::Book;
@@ -167,13 +167,8 @@ impl Engine {
                 if empty(&value) {
                     self.send(Job::Tablebase(None));
                 } else {
-                    let mut tb = Tablebase::new();
-                    let mut files = 0;
-                    for dir in value.trim().split([':', ';']).filter(|d| !d.is_empty()) {
-                        files += tb
-                            .add_directory(dir)
-                            .map_err(|e| format!("option SyzygyPath: directory {dir}: {e}"))?;
-                    }
+                    let (tb, files) = Tablebases::load(value.trim())
+                        .map_err(|e| format!("option SyzygyPath: {e}"))?;
                     self.out.line(&format!(
                         "info string syzygy: {files} tables, up to {} pieces",
                         tb.max_pieces()

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
-use shakmaty::{Chess, Move};
-use shakmaty_syzygy::Tablebase;
+use crate::search::tablebase::Tablebases;
+use shakmaty::Move;
 
 use super::command::Game;
 use super::output::{Output, info_line, uci_move};
@@ -32,7 +32,7 @@ pub(super) enum Job {
     Evaluator(Arc<Evaluator>),
     MultiPv(usize),
     Overhead(Duration),
-    Tablebase(Option<Arc<Tablebase<Chess>>>),
+    Tablebase(Option<Arc<Tablebases>>),
     NewGame,
     Ready,
     Quit,

@@ -6,6 +6,7 @@ mod util;
 
 mod analyze;
 mod engine;
+#[cfg(feature = "parquet")]
 mod export_data;
 mod import;
 mod learn;
@@ -15,8 +16,11 @@ mod moves;
 mod nnue;
 mod players;
 mod report;
+#[cfg(feature = "serve")]
 mod serve;
+#[cfg(feature = "serve")]
 mod serve_browser;
+#[cfg(feature = "serve")]
 mod serve_safe;
 mod solve;
 mod tournament;
