@@ -104,19 +104,37 @@ pub fn fixture(name: &str) -> String {
         .to_string()
 }
 
-/// Path of a file under `../shared/data/` if it exists. A test that needs it and does not
-/// find it skips, and says so on stderr (shown with `--nocapture`, and counted by
-/// nothing: a skipped check must not look like a passed one in the log).
+/// Whether the environment variable `CI` is set (to anything but empty, `0` or `false`):
+/// then a missing tool or data set is a failure, not a skip.
+pub fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
+}
+
+/// The one place a test decides to skip: returns `found`; when `found` is false it says
+/// `skipped: needs WHAT` on stderr (shown with `--nocapture`) or, under CI (see
+/// [`under_ci`]), panics, so a check that could not run never looks like one that passed.
+/// Use as `if !need("chromium", found) { return; }`.
+pub fn need(what: &str, found: bool) -> bool {
+    if !found {
+        if under_ci() {
+            panic!("CI is set and this test needs {what}, which is missing here");
+        }
+        eprintln!("skipped: needs {what}");
+    }
+    found
+}
+
+/// Path of a file under `../shared/data/` if it exists; a missing file goes through
+/// [`need`] (a skip, or a failure under CI).
 pub fn shared(name: &str) -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/data")
         .join(name);
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!("skipped: ../shared/data/{name} not found");
-        None
-    }
+    need(
+        &format!("../shared/data/{name} (not found at {})", p.display()),
+        p.exists(),
+    )
+    .then_some(p)
 }
 
 /// Defines a test that gets a fresh [`Dir`]: `cgtest!(name, |dir| { ... });`
