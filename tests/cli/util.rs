@@ -82,6 +82,36 @@ impl Dir {
         String::from_utf8(out.stdout).expect("utf-8 stdout")
     }
 
+    /// Starts `chessgraph ARGS` (an import) with the test hook
+    /// `CHESSGRAPH_TEST_PAUSE_AFTER_BATCH` (see `src/db/import.rs`) and returns it once it
+    /// has committed its `batch`th batch and stopped there, waiting: the caller knows what
+    /// is committed and can kill it with no race. Fails if the import ends or takes more
+    /// than two minutes first.
+    pub fn spawn_paused_after_batch(&self, args: &[&str], batch: u64) -> std::process::Child {
+        let flag = self.path().join(format!("paused-after-batch-{batch}"));
+        let mut child = self
+            .command(args)
+            .env(
+                "CHESSGRAPH_TEST_PAUSE_AFTER_BATCH",
+                format!("{batch}:{}", flag.display()),
+            )
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("spawn chessgraph");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while !flag.exists() {
+            if let Some(status) = child.try_wait().expect("wait chessgraph") {
+                panic!("chessgraph {args:?} ended ({status}) before pausing after batch {batch}");
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("chessgraph {args:?} did not reach batch {batch} in two minutes");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        child
+    }
+
     /// Opens the test database for assertions.
     pub fn sql(&self) -> rusqlite::Connection {
         rusqlite::Connection::open(self.db()).expect("open test db")
