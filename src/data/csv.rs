@@ -29,51 +29,111 @@ const DEFAULT_COLUMNS: Columns = Columns {
 
 /// Reads CSV rows from `input` into `sink`.
 ///
-/// Lines are split here rather than by the csv crate: its record line numbers drift on
-/// CRLF files and skipped blank lines, and every reject must name its exact line.
+/// Records are read by the csv crate (RFC 4180 quoting: a quoted field may hold commas,
+/// `""` for a quote, even line breaks). Every record is reported with the line it starts
+/// on, counting blank lines and CRLF ends: records end at `\n` only (a `\r` before it is
+/// trimmed with the field), so the crate's count of the `\n` it has read, less the ones
+/// inside the record's quoted fields and its own end, is the record's first line.
 pub fn read(input: impl BufRead, opts: ReadOptions, sink: &mut dyn Sink) -> Result<()> {
-    let mut fields: Vec<String> = Vec::with_capacity(4);
+    // The extra `\n` gives a last line without one its end, so every record has one.
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_reader(input.chain(&b"\n"[..]));
+    let mut bytes = csv::ByteRecord::new();
     let mut columns: Option<Columns> = None;
-    let broken = super::for_each_line(input, |line, text| {
-        let text = match text {
-            Ok(t) => t,
-            Err(bytes) => {
-                return sink.item(Item::Reject(Reject::new(
+    loop {
+        match reader.read_byte_record(&mut bytes) {
+            Ok(true) => {}
+            Ok(false) => return Ok(()),
+            Err(e) => {
+                let line = reader.position().line();
+                let source = match e.into_kind() {
+                    csv::ErrorKind::Io(e) => e,
+                    other => std::io::Error::other(format!("{other:?}")),
+                };
+                return Err(crate::Error::BrokenInput { line, source });
+            }
+        }
+        let inside = bytes.as_slice().iter().filter(|&&b| b == b'\n').count() as u64;
+        let line = reader.position().line() - inside - 1;
+        // Checked as UTF-8 in place; the buffer goes back to `bytes` for the next record.
+        let record = match csv::StringRecord::from_byte_record(std::mem::take(&mut bytes)) {
+            Ok(record) => record,
+            Err(e) => {
+                bytes = e.into_byte_record();
+                let text = join_bytes(&bytes);
+                let text = String::from_utf8_lossy(&text);
+                sink.item(Item::Reject(Reject::new(line, &text, "not valid UTF-8")))?;
+                continue;
+            }
+        };
+        let item = item(&record, line, &mut columns, opts.pov);
+        bytes = record.into_byte_record();
+        if let Some(item) = item {
+            sink.item(item)?;
+        }
+    }
+}
+
+/// What a record is: `None` for a blank line or the header (found on the first record,
+/// into `columns`), else a row or a reject.
+fn item(
+    record: &csv::StringRecord,
+    line: u64,
+    columns: &mut Option<Columns>,
+    pov: Pov,
+) -> Option<Item> {
+    if record.len() == 1 && record[0].trim().is_empty() {
+        return None; // a line of blanks
+    }
+    let cols = match *columns {
+        Some(c) => c,
+        None => {
+            let (cols, is_header) = detect_header(record);
+            *columns = Some(cols);
+            if is_header {
+                return None;
+            }
+            if !looks_like_fen(&record[0]) {
+                // Neither a known header nor data: say so once, then read on.
+                return Some(Item::Reject(Reject::new(
                     line,
-                    &String::from_utf8_lossy(bytes),
-                    "not valid UTF-8",
+                    &join(record),
+                    "unrecognized header (expected FEN,Evaluation); reading columns 1 and 2 as FEN and evaluation",
                 )));
             }
-        };
-        if text.trim().is_empty() {
-            return Ok(());
+            cols
         }
-        split_fields(text, &mut fields);
-        let cols = match columns {
-            Some(c) => c,
-            None => {
-                let (cols, is_header) = detect_header(&fields);
-                columns = Some(cols);
-                if is_header {
-                    return Ok(());
-                }
-                if !looks_like_fen(&fields[0]) {
-                    // Neither a known header nor data: say so once, then read on.
-                    return sink.item(Item::Reject(Reject::new(
-                        line,
-                        text,
-                        "unrecognized header (expected FEN,Evaluation); reading columns 1 and 2 as FEN and evaluation",
-                    )));
-                }
-                cols
-            }
-        };
-        sink.item(parse_record(text, &fields, line, cols, opts.pov))
-    })?;
-    match broken {
-        Some((line, source)) => Err(crate::Error::BrokenInput { line, source }),
-        None => Ok(()),
+    };
+    Some(parse_record(record, line, cols, pov))
+}
+
+/// A record's fields joined by commas, without the `\r` of a CRLF end (the text of a
+/// reject).
+fn join(record: &csv::StringRecord) -> String {
+    let text = record.iter().collect::<Vec<_>>().join(",");
+    match text.strip_suffix('\r') {
+        Some(t) => t.to_owned(),
+        None => text,
     }
+}
+
+/// A record's fields joined by commas, without the `\r` of a CRLF end (the text of a
+/// reject).
+fn join_bytes(record: &csv::ByteRecord) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (i, field) in record.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(field);
+    }
+    if out.last() == Some(&b'\r') {
+        out.pop();
+    }
+    out
 }
 
 /// Splits a CSV line into fields, honouring double quotes (`""` inside quotes is a quote).
@@ -97,7 +157,7 @@ pub(crate) fn split_fields(text: &str, fields: &mut Vec<String>) {
 }
 
 /// Finds the columns from the first line; says whether that line was a header.
-fn detect_header(fields: &[String]) -> (Columns, bool) {
+fn detect_header(fields: &csv::StringRecord) -> (Columns, bool) {
     let names: Vec<String> = fields
         .iter()
         .map(|f| f.trim().to_ascii_lowercase())
@@ -124,8 +184,8 @@ fn looks_like_fen(field: &str) -> bool {
     field.bytes().filter(|&b| b == b'/').count() == 7
 }
 
-fn parse_record(text: &str, fields: &[String], line: u64, cols: Columns, pov: Pov) -> Item {
-    let reject = |reason: String| Item::Reject(Reject::new(line, text, reason));
+fn parse_record(fields: &csv::StringRecord, line: u64, cols: Columns, pov: Pov) -> Item {
+    let reject = |reason: String| Item::Reject(Reject::new(line, &join(fields), reason));
     if fields.len() != cols.width {
         return reject(format!(
             "expected {} fields (FEN,Evaluation), found {}",
@@ -221,6 +281,46 @@ mod tests {
         .unwrap();
         let got = summary(&out);
         assert_eq!(got, ["1 ok Cp(7)", "2 rejected: not valid UTF-8"]);
+    }
+
+    #[test]
+    fn quoted_fields_with_commas_and_line_breaks_keep_their_lines() {
+        // A quoted FEN and evaluation, a quoted extra column holding a comma, a quote
+        // doubled inside quotes, and a field across two lines: each record keeps the
+        // line it starts on, and the lines after it are counted right.
+        let text = format!(
+            "\u{feff}id,FEN,Evaluation\r\n\r\n\"a,b\",\"{START}\",\"+10\"\r\n\
+             \"say \"\"hi\"\"\",{START},#+3\n\
+             \"two\nlines\",{START},-4\n\
+             \n\
+             x,{START},abc\n\
+             y,{START},#-2"
+        );
+        let got = summary(&items(&text, Pov::White));
+        assert_eq!(
+            got,
+            [
+                "3 ok Cp(10)",
+                "4 ok Mate(3)",
+                "5 ok Cp(-4)",
+                "8 rejected: bad evaluation \"abc\" (expected centipawns like +56, or a mate score like #-2)",
+                "9 ok Mate(-2)",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_reject_keeps_its_text_without_the_line_end() {
+        let text = format!("FEN,Evaluation\r\n{START},+1,extra\r\n");
+        let out = items(&text, Pov::White);
+        let Item::Reject(r) = &out[0] else {
+            panic!("{:?}", summary(&out))
+        };
+        assert_eq!(
+            (r.line, r.text.as_str()),
+            (2, format!("{START},+1,extra").as_str())
+        );
+        assert!(r.reason.starts_with("expected 2 fields"), "{}", r.reason);
     }
 
     #[test]

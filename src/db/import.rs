@@ -192,6 +192,7 @@ pub fn import_file(
         game_id: None,
         in_batch: 0,
         batch_size: opts.batch_size.max(1),
+        batches: 0,
         summary,
     };
     let read_opts = ReadOptions { pov: opts.pov };
@@ -315,6 +316,7 @@ impl<'c> GeneratedSource<'c> {
             game_id: None,
             in_batch: 0,
             batch_size: usize::MAX,
+            batches: 0,
             summary,
         };
         Ok((
@@ -402,13 +404,41 @@ impl Fnv64 {
     }
 }
 
-/// Test hook: a pause after each committed batch (milliseconds), so the kill test can
-/// stop an import part-way deterministically.
-fn batch_delay() -> Option<std::time::Duration> {
-    std::env::var("CHESSGRAPH_TEST_BATCH_DELAY_MS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .map(std::time::Duration::from_millis)
+/// Test hook, the only one of the import: `CHESSGRAPH_TEST_PAUSE_AFTER_BATCH=N:PATH` makes
+/// the import, right after committing its Nth batch (counted from 1 in this run), create
+/// the file PATH and then wait for as long as PATH exists. A test waits for PATH to
+/// appear, and then knows exactly what is committed: it can kill the process at that
+/// point (the kill-and-resume tests) or delete PATH to let the import go on. Unset (or
+/// not `N:PATH`), it does nothing.
+const PAUSE_VAR: &str = "CHESSGRAPH_TEST_PAUSE_AFTER_BATCH";
+
+/// The batch number and file of [`PAUSE_VAR`], when set.
+fn pause_after_batch() -> Option<(u64, std::path::PathBuf)> {
+    let value = std::env::var(PAUSE_VAR).ok()?;
+    let (n, path) = value.split_once(':')?;
+    Some((n.parse().ok()?, path.into()))
+}
+
+/// Does the pause of [`PAUSE_VAR`] if it is set for batch `batch`.
+fn pause_if_asked(batch: u64) {
+    let Some((n, path)) = pause_after_batch() else {
+        return;
+    };
+    if n != batch {
+        return;
+    }
+    if let Err(e) = std::fs::write(&path, format!("paused after batch {batch}\n")) {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "chessgraph: {PAUSE_VAR}: cannot create {}: {e}",
+            path.display()
+        );
+        return;
+    }
+    while path.exists() {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
 }
 
 struct Writer<'c> {
@@ -417,6 +447,8 @@ struct Writer<'c> {
     game_id: Option<i64>,
     in_batch: usize,
     batch_size: usize,
+    /// Batches committed by this run (for the test hook of [`PAUSE_VAR`]).
+    batches: u64,
     summary: ImportSummary,
 }
 
@@ -589,9 +621,8 @@ impl Writer<'_> {
         // connection.
         self.tx.execute_batch("COMMIT; BEGIN")?;
         self.in_batch = 0;
-        if let Some(delay) = batch_delay() {
-            std::thread::sleep(delay);
-        }
+        self.batches += 1;
+        pause_if_asked(self.batches);
         Ok(())
     }
 }

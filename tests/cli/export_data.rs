@@ -221,10 +221,10 @@ cgtest!(an_independent_reader_agrees, |dir| {
     let available = |o: &std::io::Result<std::process::Output>| {
         o.as_ref().map(|o| o.status.success()).unwrap_or(false)
     };
-    if !available(&python) && !available(&pyarrow) {
-        eprintln!(
-            "skipped: neither duckdb (with numpy) nor pyarrow for python3 (pip install duckdb numpy)"
-        );
+    if !crate::util::need(
+        "duckdb (with numpy) or pyarrow for python3 (pip install duckdb numpy)",
+        available(&python) || available(&pyarrow),
+    ) {
         return;
     }
     database(&dir, "all");

@@ -213,8 +213,9 @@ fn start_driver(chromium: &Path, chromedriver: &Path, profile: &Path) -> Driver 
 #[test]
 fn serve_in_chromium_plays_and_shows_arrows_and_terms() {
     let (Some(chromium), Some(chromedriver)) = (which("chromium"), which("chromedriver")) else {
-        eprintln!(
-            "skipped: chromium or chromedriver not found (apt-get install chromium chromium-driver)"
+        crate::util::need(
+            "chromium and chromedriver (apt-get install chromium chromium-driver)",
+            false,
         );
         return;
     };

@@ -82,6 +82,36 @@ impl Dir {
         String::from_utf8(out.stdout).expect("utf-8 stdout")
     }
 
+    /// Starts `chessgraph ARGS` (an import) with the test hook
+    /// `CHESSGRAPH_TEST_PAUSE_AFTER_BATCH` (see `src/db/import.rs`) and returns it once it
+    /// has committed its `batch`th batch and stopped there, waiting: the caller knows what
+    /// is committed and can kill it with no race. Fails if the import ends or takes more
+    /// than two minutes first.
+    pub fn spawn_paused_after_batch(&self, args: &[&str], batch: u64) -> std::process::Child {
+        let flag = self.path().join(format!("paused-after-batch-{batch}"));
+        let mut child = self
+            .command(args)
+            .env(
+                "CHESSGRAPH_TEST_PAUSE_AFTER_BATCH",
+                format!("{batch}:{}", flag.display()),
+            )
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("spawn chessgraph");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while !flag.exists() {
+            if let Some(status) = child.try_wait().expect("wait chessgraph") {
+                panic!("chessgraph {args:?} ended ({status}) before pausing after batch {batch}");
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("chessgraph {args:?} did not reach batch {batch} in two minutes");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        child
+    }
+
     /// Opens the test database for assertions.
     pub fn sql(&self) -> rusqlite::Connection {
         rusqlite::Connection::open(self.db()).expect("open test db")
@@ -104,19 +134,37 @@ pub fn fixture(name: &str) -> String {
         .to_string()
 }
 
-/// Path of a file under `../shared/data/` if it exists. A test that needs it and does not
-/// find it skips, and says so on stderr (shown with `--nocapture`, and counted by
-/// nothing: a skipped check must not look like a passed one in the log).
+/// Whether the environment variable `CI` is set (to anything but empty, `0` or `false`):
+/// then a missing tool or data set is a failure, not a skip.
+pub fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
+}
+
+/// The one place a test decides to skip: returns `found`; when `found` is false it says
+/// `skipped: needs WHAT` on stderr (shown with `--nocapture`) or, under CI (see
+/// [`under_ci`]), panics, so a check that could not run never looks like one that passed.
+/// Use as `if !need("chromium", found) { return; }`.
+pub fn need(what: &str, found: bool) -> bool {
+    if !found {
+        if under_ci() {
+            panic!("CI is set and this test needs {what}, which is missing here");
+        }
+        eprintln!("skipped: needs {what}");
+    }
+    found
+}
+
+/// Path of a file under `../shared/data/` if it exists; a missing file goes through
+/// [`need`] (a skip, or a failure under CI).
 pub fn shared(name: &str) -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/data")
         .join(name);
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!("skipped: ../shared/data/{name} not found");
-        None
-    }
+    need(
+        &format!("../shared/data/{name} (not found at {})", p.display()),
+        p.exists(),
+    )
+    .then_some(p)
 }
 
 /// Defines a test that gets a fresh [`Dir`]: `cgtest!(name, |dir| { ... });`
