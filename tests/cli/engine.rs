@@ -489,8 +489,13 @@ cgtest!(hash_and_syzygy_options, |dir| {
         "setoption name SyzygyPath value {}",
         dir.path().display()
     ));
-    let line = e.expect("info string syzygy:");
-    assert!(line.contains(" 0 tables"), "{line}");
+    if cfg!(feature = "syzygy") {
+        let line = e.expect("info string syzygy:");
+        assert!(line.contains(" 0 tables"), "{line}");
+    } else {
+        let line = e.expect("info string error: option SyzygyPath");
+        assert!(line.contains("without the `syzygy` feature"), "{line}");
+    }
     e.send("position fen 8/8/8/4k3/8/8/4P3/4K3 w - - 0 1");
     e.send("go depth 5");
     let m = e.bestmove().expect("a move");
