@@ -1,10 +1,12 @@
 //! `chessgraph match`: two UCI engines play each other, refereed by chessgraph.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use chessgraph::measure::matches::{self, EngineSpec, MatchOptions};
+use chessgraph::measure::matches::{self, EngineSpec, MatchOptions, Summary};
+use chessgraph::measure::sprt::SprtParams;
 
 /// Arguments of `chessgraph match`.
 #[derive(clap::Args)]
@@ -24,9 +26,12 @@ pub struct Args {
     /// Names in the output and the PGN [default: from the commands].
     #[arg(long, value_delimiter = ',', value_name = "A,B")]
     names: Option<Vec<String>>,
-    /// Number of games (each opening twice, colours swapped).
-    #[arg(long, default_value_t = 20)]
-    games: usize,
+    /// Number of games (each opening twice, colours swapped); with --sprt the cap [default: 20, with --sprt 20000].
+    #[arg(long)]
+    games: Option<usize>,
+    /// Stop when a sequential probability ratio test on game pairs decides: elo0=A,elo1=B[,alpha=0.05,beta=0.05] in logistic Elo of the first engine over the second (H1 accepted: passed; H0: failed).
+    #[arg(long, value_name = "elo0=A,elo1=B")]
+    sprt: Option<SprtParams>,
     #[command(flatten)]
     limits: super::GameLimits,
     /// Start positions: a file of FENs, EPD lines or FEN,eval CSV rows [default: 1,093 balanced positions from the shared sample's games, assets/openings/balanced.epd].
@@ -70,7 +75,14 @@ fn options(list: &[String]) -> anyhow::Result<Vec<(String, String)>> {
 
 /// Runs `chessgraph match`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    anyhow::ensure!(args.games >= 1, "--games must be at least 1");
+    let games = args
+        .games
+        .unwrap_or(if args.sprt.is_some() { 20_000 } else { 20 });
+    anyhow::ensure!(games >= 1, "--games must be at least 1");
+    anyhow::ensure!(
+        args.sprt.is_none() || games % 2 == 0,
+        "--sprt counts games in pairs (one opening, colours swapped): --games must be even, not {games}"
+    );
     let tc = args.limits.time_control()?;
     let cmd1 = args.engine1.as_deref().unwrap_or("chessgraph engine");
     let commands = [command_line(cmd1)?, command_line(&args.engine2)?];
@@ -103,10 +115,11 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         None => matches::default_openings(),
     };
     let opts = MatchOptions {
-        games: args.games,
+        games,
         tc,
         openings,
         max_plies: args.max_plies,
+        sprt: args.sprt,
     };
     let mut pgn = match &args.pgn {
         Some(path) => Some(std::io::BufWriter::new(
@@ -117,15 +130,26 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     };
     let mut out = std::io::stdout().lock();
     if !args.json {
-        writeln!(
-            out,
-            "{} vs {}: {} games, {}",
-            names[0],
-            names[1],
-            opts.games,
-            tc.describe()
-        )?;
+        match &opts.sprt {
+            Some(p) => writeln!(
+                out,
+                "{} vs {}: SPRT {p}, at most {} games, {}",
+                names[0],
+                names[1],
+                opts.games,
+                tc.describe()
+            )?,
+            None => writeln!(
+                out,
+                "{} vs {}: {} games, {}",
+                names[0],
+                names[1],
+                opts.games,
+                tc.describe()
+            )?,
+        }
     }
+    let mut progress = SprtProgress::new(args.quiet || args.json);
     let mut io_error = None;
     let summary = matches::run(&specs, &opts, &mut |g, s| {
         if let Some(w) = pgn.as_mut()
@@ -149,8 +173,18 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                 s.losses
             );
         }
+        if g.number % 2 == 0
+            && let Some(r) = &s.sprt
+        {
+            if args.quiet || args.json {
+                progress.show(s);
+            } else {
+                let _ = writeln!(out, "  {}", r.status_line());
+            }
+        }
     })
     .context("match")?;
+    progress.done();
     if let Some(e) = io_error {
         return Err(e).context("writing the PGN");
     }
@@ -192,6 +226,53 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         summary.failures[1],
         summary.mean_plies
     )?;
+    if let Some(r) = &summary.sprt {
+        writeln!(out, "{}\n{}", r.status_line(), r.verdict_line())?;
+    }
     super::record_run(db_path, "match", &label, &summary);
     Ok(())
+}
+
+/// The SPRT's state on standard error while the match runs quietly: a line rewritten
+/// after every pair on a terminal, otherwise a line every ten seconds.
+struct SprtProgress {
+    on: bool,
+    terminal: bool,
+    last: Option<Instant>,
+}
+
+impl SprtProgress {
+    fn new(on: bool) -> SprtProgress {
+        SprtProgress {
+            on,
+            terminal: std::io::stderr().is_terminal(),
+            last: None,
+        }
+    }
+
+    /// Ends a rewritten line left open.
+    fn done(&self) {
+        if self.on && self.terminal && self.last.is_some() {
+            eprintln!();
+        }
+    }
+
+    fn show(&mut self, s: &Summary) {
+        let Some(r) = s.sprt.as_ref().filter(|_| self.on) else {
+            return;
+        };
+        let mut err = std::io::stderr().lock();
+        if self.terminal {
+            self.last = Some(Instant::now());
+            let _ = write!(err, "\r\x1b[2K{}", r.status_line());
+            let _ = err.flush();
+        } else if self
+            .last
+            .is_none_or(|t| t.elapsed() >= Duration::from_secs(10))
+            || r.verdict.is_some()
+        {
+            self.last = Some(Instant::now());
+            let _ = writeln!(err, "{}", r.status_line());
+        }
+    }
 }

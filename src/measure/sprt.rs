@@ -431,7 +431,11 @@ impl SprtReport {
         } else if self.elo.is_finite() {
             format!("Elo {:+.1} (95 % interval unbounded)", self.elo)
         } else {
-            "Elo not estimable yet".to_owned()
+            if self.games == 0 {
+                "Elo not estimable yet".to_owned()
+            } else {
+                "Elo not estimable (score 0 % or 100 %)".to_owned()
+            }
         }
     }
 
