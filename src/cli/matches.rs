@@ -80,7 +80,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         .unwrap_or(if args.sprt.is_some() { 20_000 } else { 20 });
     anyhow::ensure!(games >= 1, "--games must be at least 1");
     anyhow::ensure!(
-        args.sprt.is_none() || games % 2 == 0,
+        args.sprt.is_none() || games.is_multiple_of(2),
         "--sprt counts games in pairs (one opening, colours swapped): --games must be even, not {games}"
     );
     let tc = args.limits.time_control()?;

@@ -195,7 +195,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         .unwrap_or(if args.sprt.is_some() { 20_000 } else { 2 });
     anyhow::ensure!(games >= 1, "--games must be at least 1");
     anyhow::ensure!(
-        args.sprt.is_none() || games % 2 == 0,
+        args.sprt.is_none() || games.is_multiple_of(2),
         "--sprt counts games in pairs (one opening, colours swapped): --games must be even, not {games}"
     );
     anyhow::ensure!(args.max_moves >= 1, "--max-moves must be at least 1");

@@ -427,9 +427,10 @@ impl SprtReport {
     /// `Elo +12.3 ± 8.1 (95 %)`, or why there is none.
     pub fn elo_text(&self) -> String {
         if self.elo.is_finite() && self.elo_95.is_finite() {
-            format!("Elo {:+.1} ± {:.1} (95 %)", self.elo, self.elo_95)
+            // `+ 0.0` turns -0 into 0.
+            format!("Elo {:+.1} ± {:.1} (95 %)", self.elo + 0.0, self.elo_95)
         } else if self.elo.is_finite() {
-            format!("Elo {:+.1} (95 % interval unbounded)", self.elo)
+            format!("Elo {:+.1} (95 % interval unbounded)", self.elo + 0.0)
         } else {
             if self.games == 0 {
                 "Elo not estimable yet".to_owned()

@@ -19,4 +19,5 @@ mod serve;
 mod serve_browser;
 mod serve_safe;
 mod solve;
+mod sprt;
 mod tournament;
