@@ -58,7 +58,7 @@ cgtest!(
         assert_eq!(json["games"], sprt["games"]);
         let games = sprt["games"].as_u64().unwrap();
         // Wider error rates, nearer bounds: fewer games.
-        assert!(games < 208 && games % 2 == 0, "{games}");
+        assert!(games < 208 && games.is_multiple_of(2), "{games}");
         assert!(sprt["llr"].as_f64().unwrap() >= sprt["upper"].as_f64().unwrap());
     }
 );
