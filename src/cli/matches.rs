@@ -73,21 +73,12 @@ fn options(list: &[String]) -> anyhow::Result<Vec<(String, String)>> {
         .collect()
 }
 
-/// Runs `chessgraph match`.
-pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    let games = args
-        .games
-        .unwrap_or(if args.sprt.is_some() { 20_000 } else { 20 });
-    anyhow::ensure!(games >= 1, "--games must be at least 1");
-    anyhow::ensure!(
-        args.sprt.is_none() || games.is_multiple_of(2),
-        "--sprt counts games in pairs (one opening, colours swapped): --games must be even, not {games}"
-    );
-    let tc = args.limits.time_control()?;
+/// The engines' names and how to start them, from the command line.
+fn engine_specs(args: &Args) -> anyhow::Result<([String; 2], [EngineSpec; 2])> {
     let cmd1 = args.engine1.as_deref().unwrap_or("chessgraph engine");
     let commands = [command_line(cmd1)?, command_line(&args.engine2)?];
     let default_names = [cmd1.to_owned(), args.engine2.clone()];
-    let names = match args.names {
+    let names = match args.names.clone() {
         Some(n) => {
             anyhow::ensure!(n.len() == 2, "--names takes two names, A,B");
             [n[0].clone(), n[1].clone()]
@@ -110,6 +101,21 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             options: options(&args.option2)?,
         },
     ];
+    Ok((names, specs))
+}
+
+/// Runs `chessgraph match`.
+pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
+    let games = args
+        .games
+        .unwrap_or(if args.sprt.is_some() { 20_000 } else { 20 });
+    anyhow::ensure!(games >= 1, "--games must be at least 1");
+    anyhow::ensure!(
+        args.sprt.is_none() || games.is_multiple_of(2),
+        "--sprt counts games in pairs (one opening, colours swapped): --games must be even, not {games}"
+    );
+    let tc = args.limits.time_control()?;
+    let (names, specs) = engine_specs(&args)?;
     let openings = match &args.openings {
         Some(path) => matches::read_openings(path)?,
         None => matches::default_openings(),
@@ -130,24 +136,17 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     };
     let mut out = std::io::stdout().lock();
     if !args.json {
-        match &opts.sprt {
-            Some(p) => writeln!(
-                out,
-                "{} vs {}: SPRT {p}, at most {} games, {}",
-                names[0],
-                names[1],
-                opts.games,
-                tc.describe()
-            )?,
-            None => writeln!(
-                out,
-                "{} vs {}: {} games, {}",
-                names[0],
-                names[1],
-                opts.games,
-                tc.describe()
-            )?,
-        }
+        let sprt = opts
+            .sprt
+            .map_or(String::new(), |p| format!("SPRT {p}, at most "));
+        writeln!(
+            out,
+            "{} vs {}: {sprt}{} games, {}",
+            names[0],
+            names[1],
+            opts.games,
+            tc.describe()
+        )?;
     }
     let mut progress = SprtProgress::new(args.quiet || args.json);
     let mut io_error = None;
@@ -198,6 +197,14 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         super::record_run(db_path, "match", &label, &summary);
         return Ok(());
     }
+    write_summary(&mut out, &names[0], &summary)?;
+    super::record_run(db_path, "match", &label, &summary);
+    Ok(())
+}
+
+/// The summary lines: the first engine's record and Elo, faults, and the SPRT's state and
+/// verdict (last) when there is one.
+fn write_summary(out: &mut impl Write, first: &str, summary: &Summary) -> anyhow::Result<()> {
     let elo = if summary.elo.is_finite() && summary.elo_95.is_finite() {
         format!("Elo {:+.0} ± {:.0} (95 %)", summary.elo, summary.elo_95)
     } else if summary.elo.is_finite() {
@@ -208,7 +215,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     writeln!(
         out,
         "\n{}: +{} ={} -{} of {} games, score {:.1} %, {elo}",
-        names[0],
+        first,
         summary.wins,
         summary.draws,
         summary.losses,
@@ -229,7 +236,6 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     if let Some(r) = &summary.sprt {
         writeln!(out, "{}\n{}", r.status_line(), r.verdict_line())?;
     }
-    super::record_run(db_path, "match", &label, &summary);
     Ok(())
 }
 

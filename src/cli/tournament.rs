@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use chessgraph::db::tournaments::GameRow;
 use chessgraph::measure::matches::{self, EngineSpec};
-use chessgraph::measure::sprt::{Sprt, SprtParams, Verdict};
+use chessgraph::measure::sprt::{Sprt, SprtParams, SprtReport, Verdict};
 use chessgraph::measure::tournament::{self, Participant, Tournament};
 use chessgraph::players::Spec;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -188,19 +188,9 @@ impl TournamentSprt {
     }
 }
 
-/// Runs `chessgraph tournament`.
-pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    let games = args
-        .games
-        .unwrap_or(if args.sprt.is_some() { 20_000 } else { 2 });
-    anyhow::ensure!(games >= 1, "--games must be at least 1");
-    anyhow::ensure!(
-        args.sprt.is_none() || games.is_multiple_of(2),
-        "--sprt counts games in pairs (one opening, colours swapped): --games must be even, not {games}"
-    );
-    anyhow::ensure!(args.max_moves >= 1, "--max-moves must be at least 1");
-    anyhow::ensure!(args.concurrency >= 1, "--concurrency must be at least 1");
-    let anchor = match &args.anchor {
+/// `--anchor NAME=ELO`, parsed.
+fn anchor(anchor: Option<&str>) -> anyhow::Result<Option<(String, f64)>> {
+    Ok(match anchor {
         Some(a) => {
             let (name, elo) = a
                 .rsplit_once('=')
@@ -214,7 +204,22 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             Some((name.trim().to_owned(), elo))
         }
         None => None,
-    };
+    })
+}
+
+/// Runs `chessgraph tournament`.
+pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
+    let games = args
+        .games
+        .unwrap_or(if args.sprt.is_some() { 20_000 } else { 2 });
+    anyhow::ensure!(games >= 1, "--games must be at least 1");
+    anyhow::ensure!(
+        args.sprt.is_none() || games.is_multiple_of(2),
+        "--sprt counts games in pairs (one opening, colours swapped): --games must be even, not {games}"
+    );
+    anyhow::ensure!(args.max_moves >= 1, "--max-moves must be at least 1");
+    anyhow::ensure!(args.concurrency >= 1, "--concurrency must be at least 1");
+    let anchor = anchor(args.anchor.as_deref())?;
     let tc = args.limits.time_control()?;
     let openings = match &args.openings {
         Some(path) => matches::read_openings(path)?,
@@ -299,7 +304,18 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         return Ok(());
     }
     write!(out, "{}", standings.text())?;
-    match &summary {
+    write_run(&mut out, summary.as_ref(), table.games(), sprt.as_ref())
+}
+
+/// The run's line (games played, or none since the SPRT was decided) and the SPRT's state
+/// and verdict (last).
+fn write_run(
+    out: &mut impl Write,
+    summary: Option<&tournament::RunSummary>,
+    stored_games: u32,
+    sprt: Option<&([String; 2], SprtReport)>,
+) -> anyhow::Result<()> {
+    match summary {
         Some(summary) => {
             let rate = if summary.seconds > 0.0 {
                 summary.played as f64 / summary.seconds
@@ -313,16 +329,16 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                 summary.seconds,
                 summary.already_played,
                 summary.scheduled,
-                table.games()
+                stored_games
             )?;
         }
         None => writeln!(
             out,
             "\nthe {} stored games already decide the SPRT: none played",
-            table.games()
+            stored_games
         )?,
     }
-    if let Some((names, r)) = &sprt {
+    if let Some((names, r)) = sprt {
         writeln!(out, "{} vs {}: {}", names[0], names[1], r.status_line())?;
         writeln!(out, "{}", r.verdict_line())?;
     }
