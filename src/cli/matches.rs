@@ -1,10 +1,12 @@
 //! `chessgraph match`: two UCI engines play each other, refereed by chessgraph.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use chessgraph::measure::matches::{self, EngineSpec, MatchOptions};
+use chessgraph::measure::matches::{self, EngineSpec, MatchOptions, Summary};
+use chessgraph::measure::sprt::SprtParams;
 
 /// Arguments of `chessgraph match`.
 #[derive(clap::Args)]
@@ -24,9 +26,12 @@ pub struct Args {
     /// Names in the output and the PGN [default: from the commands].
     #[arg(long, value_delimiter = ',', value_name = "A,B")]
     names: Option<Vec<String>>,
-    /// Number of games (each opening twice, colours swapped).
-    #[arg(long, default_value_t = 20)]
-    games: usize,
+    /// Number of games (each opening twice, colours swapped); with --sprt the cap [default: 20, with --sprt 20000].
+    #[arg(long)]
+    games: Option<usize>,
+    /// Stop when a sequential probability ratio test on game pairs decides: elo0=A,elo1=B[,alpha=0.05,beta=0.05] in logistic Elo of the first engine over the second (H1 accepted: passed; H0: failed).
+    #[arg(long, value_name = "elo0=A,elo1=B")]
+    sprt: Option<SprtParams>,
     #[command(flatten)]
     limits: super::GameLimits,
     /// Start positions: a file of FENs, EPD lines or FEN,eval CSV rows [default: 1,093 balanced positions from the shared sample's games, assets/openings/balanced.epd].
@@ -68,14 +73,12 @@ fn options(list: &[String]) -> anyhow::Result<Vec<(String, String)>> {
         .collect()
 }
 
-/// Runs `chessgraph match`.
-pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    anyhow::ensure!(args.games >= 1, "--games must be at least 1");
-    let tc = args.limits.time_control()?;
+/// The engines' names and how to start them, from the command line.
+fn engine_specs(args: &Args) -> anyhow::Result<([String; 2], [EngineSpec; 2])> {
     let cmd1 = args.engine1.as_deref().unwrap_or("chessgraph engine");
     let commands = [command_line(cmd1)?, command_line(&args.engine2)?];
     let default_names = [cmd1.to_owned(), args.engine2.clone()];
-    let names = match args.names {
+    let names = match args.names.clone() {
         Some(n) => {
             anyhow::ensure!(n.len() == 2, "--names takes two names, A,B");
             [n[0].clone(), n[1].clone()]
@@ -98,15 +101,31 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             options: options(&args.option2)?,
         },
     ];
+    Ok((names, specs))
+}
+
+/// Runs `chessgraph match`.
+pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
+    let games = args
+        .games
+        .unwrap_or(if args.sprt.is_some() { 20_000 } else { 20 });
+    anyhow::ensure!(games >= 1, "--games must be at least 1");
+    anyhow::ensure!(
+        args.sprt.is_none() || games.is_multiple_of(2),
+        "--sprt counts games in pairs (one opening, colours swapped): --games must be even, not {games}"
+    );
+    let tc = args.limits.time_control()?;
+    let (names, specs) = engine_specs(&args)?;
     let openings = match &args.openings {
         Some(path) => matches::read_openings(path)?,
         None => matches::default_openings(),
     };
     let opts = MatchOptions {
-        games: args.games,
+        games,
         tc,
         openings,
         max_plies: args.max_plies,
+        sprt: args.sprt,
     };
     let mut pgn = match &args.pgn {
         Some(path) => Some(std::io::BufWriter::new(
@@ -117,15 +136,19 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     };
     let mut out = std::io::stdout().lock();
     if !args.json {
+        let sprt = opts
+            .sprt
+            .map_or(String::new(), |p| format!("SPRT {p}, at most "));
         writeln!(
             out,
-            "{} vs {}: {} games, {}",
+            "{} vs {}: {sprt}{} games, {}",
             names[0],
             names[1],
             opts.games,
             tc.describe()
         )?;
     }
+    let mut progress = SprtProgress::new(args.quiet || args.json);
     let mut io_error = None;
     let summary = matches::run(&specs, &opts, &mut |g, s| {
         if let Some(w) = pgn.as_mut()
@@ -149,8 +172,18 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                 s.losses
             );
         }
+        if g.number % 2 == 0
+            && let Some(r) = &s.sprt
+        {
+            if args.quiet || args.json {
+                progress.show(s);
+            } else {
+                let _ = writeln!(out, "  {}", r.status_line());
+            }
+        }
     })
     .context("match")?;
+    progress.done();
     if let Some(e) = io_error {
         return Err(e).context("writing the PGN");
     }
@@ -164,6 +197,14 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         super::record_run(db_path, "match", &label, &summary);
         return Ok(());
     }
+    write_summary(&mut out, &names[0], &summary)?;
+    super::record_run(db_path, "match", &label, &summary);
+    Ok(())
+}
+
+/// The summary lines: the first engine's record and Elo, faults, and the SPRT's state and
+/// verdict (last) when there is one.
+fn write_summary(out: &mut impl Write, first: &str, summary: &Summary) -> anyhow::Result<()> {
     let elo = if summary.elo.is_finite() && summary.elo_95.is_finite() {
         format!("Elo {:+.0} ± {:.0} (95 %)", summary.elo, summary.elo_95)
     } else if summary.elo.is_finite() {
@@ -174,7 +215,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     writeln!(
         out,
         "\n{}: +{} ={} -{} of {} games, score {:.1} %, {elo}",
-        names[0],
+        first,
         summary.wins,
         summary.draws,
         summary.losses,
@@ -192,6 +233,52 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         summary.failures[1],
         summary.mean_plies
     )?;
-    super::record_run(db_path, "match", &label, &summary);
+    if let Some(r) = &summary.sprt {
+        writeln!(out, "{}\n{}", r.status_line(), r.verdict_line())?;
+    }
     Ok(())
+}
+
+/// The SPRT's state on standard error while the match runs quietly: a line rewritten
+/// after every pair on a terminal, otherwise a line every ten seconds.
+struct SprtProgress {
+    on: bool,
+    terminal: bool,
+    last: Option<Instant>,
+}
+
+impl SprtProgress {
+    fn new(on: bool) -> SprtProgress {
+        SprtProgress {
+            on,
+            terminal: std::io::stderr().is_terminal(),
+            last: None,
+        }
+    }
+
+    /// Ends a rewritten line left open.
+    fn done(&self) {
+        if self.on && self.terminal && self.last.is_some() {
+            eprintln!();
+        }
+    }
+
+    fn show(&mut self, s: &Summary) {
+        let Some(r) = s.sprt.as_ref().filter(|_| self.on) else {
+            return;
+        };
+        let mut err = std::io::stderr().lock();
+        if self.terminal {
+            self.last = Some(Instant::now());
+            let _ = write!(err, "\r\x1b[2K{}", r.status_line());
+            let _ = err.flush();
+        } else if self
+            .last
+            .is_none_or(|t| t.elapsed() >= Duration::from_secs(10))
+            || r.verdict.is_some()
+        {
+            self.last = Some(Instant::now());
+            let _ = writeln!(err, "{}", r.status_line());
+        }
+    }
 }

@@ -3,9 +3,12 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use chessgraph::db::tournaments::GameRow;
 use chessgraph::measure::matches::{self, EngineSpec};
+use chessgraph::measure::sprt::{Sprt, SprtParams, SprtReport, Verdict};
 use chessgraph::measure::tournament::{self, Participant, Tournament};
 use chessgraph::players::Spec;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -28,9 +31,12 @@ pub struct Args {
     /// Only this participant's games against each of the others (a gauntlet).
     #[arg(long, value_name = "NAME")]
     gauntlet: Option<String>,
-    /// Games per pair (each opening twice, colours swapped).
-    #[arg(long, default_value_t = 2, value_name = "N")]
-    games: u32,
+    /// Games per pair (each opening twice, colours swapped); with --sprt the cap [default: 2, with --sprt 20000].
+    #[arg(long, value_name = "N")]
+    games: Option<u32>,
+    /// For two players: stop when a sequential probability ratio test on game pairs decides, elo0=A,elo1=B[,alpha=0.05,beta=0.05] in logistic Elo of the --gauntlet player (else the first given) over the other.
+    #[arg(long, value_name = "elo0=A,elo1=B")]
+    sprt: Option<SprtParams>,
     #[command(flatten)]
     limits: super::GameLimits,
     /// Adjudicate a draw when a game reaches this many moves (of each side) from its opening.
@@ -140,12 +146,51 @@ fn participants(db_path: &Path, args: &Args) -> anyhow::Result<Vec<Participant>>
     Ok(out)
 }
 
-/// Runs `chessgraph tournament`.
-pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    anyhow::ensure!(args.games >= 1, "--games must be at least 1");
-    anyhow::ensure!(args.max_moves >= 1, "--max-moves must be at least 1");
-    anyhow::ensure!(args.concurrency >= 1, "--concurrency must be at least 1");
-    let anchor = match &args.anchor {
+/// The SPRT of a two-player tournament, from the tested player's side.
+struct TournamentSprt {
+    test: Sprt,
+    /// The tested player and its opponent.
+    names: [String; 2],
+}
+
+impl TournamentSprt {
+    /// The test for the two participants of `t`: the gauntlet player's, else the first's.
+    fn new(params: SprtParams, t: &Tournament) -> anyhow::Result<TournamentSprt> {
+        let names: Vec<&str> = t.participants.iter().map(|p| p.name.as_str()).collect();
+        anyhow::ensure!(
+            names.len() == 2,
+            "--sprt tests one player against one other: this tournament has {} players ({}); \
+             play a two-player match or gauntlet",
+            names.len(),
+            names.join(", ")
+        );
+        let first = usize::from(t.gauntlet.as_deref() == Some(names[1]));
+        Ok(TournamentSprt {
+            test: Sprt::new(params),
+            names: [names[first].to_owned(), names[1 - first].to_owned()],
+        })
+    }
+
+    /// Counts a stored game (pairs: games 2k and 2k + 1, one opening); the verdict, if any.
+    fn add(&mut self, g: &GameRow) -> Option<Verdict> {
+        let [tested, other] = &self.names;
+        let players = [&g.player_a, &g.player_b];
+        if !(players.contains(&tested) && players.contains(&other)) {
+            return self.test.verdict();
+        }
+        let white = g.white_score();
+        let score = if &g.white == tested {
+            white
+        } else {
+            1.0 - white
+        };
+        self.test.add_game(u64::from(g.game_index / 2), score)
+    }
+}
+
+/// `--anchor NAME=ELO`, parsed.
+fn anchor(anchor: Option<&str>) -> anyhow::Result<Option<(String, f64)>> {
+    Ok(match anchor {
         Some(a) => {
             let (name, elo) = a
                 .rsplit_once('=')
@@ -159,7 +204,22 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             Some((name.trim().to_owned(), elo))
         }
         None => None,
-    };
+    })
+}
+
+/// Runs `chessgraph tournament`.
+pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
+    let games = args
+        .games
+        .unwrap_or(if args.sprt.is_some() { 20_000 } else { 2 });
+    anyhow::ensure!(games >= 1, "--games must be at least 1");
+    anyhow::ensure!(
+        args.sprt.is_none() || games.is_multiple_of(2),
+        "--sprt counts games in pairs (one opening, colours swapped): --games must be even, not {games}"
+    );
+    anyhow::ensure!(args.max_moves >= 1, "--max-moves must be at least 1");
+    anyhow::ensure!(args.concurrency >= 1, "--concurrency must be at least 1");
+    let anchor = anchor(args.anchor.as_deref())?;
     let tc = args.limits.time_control()?;
     let openings = match &args.openings {
         Some(path) => matches::read_openings(path)?,
@@ -169,7 +229,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         name: args.name.clone(),
         participants: participants(db_path, &args)?,
         gauntlet: args.gauntlet.clone(),
-        games_per_pair: args.games,
+        games_per_pair: games,
         tc,
         max_moves: args.max_moves,
         openings,
@@ -177,11 +237,24 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     };
     let conn = chessgraph::db::open(db_path)
         .with_context(|| format!("cannot open database {}", db_path.display()))?;
+    let mut sprt = match args.sprt {
+        Some(params) => {
+            let mut test = TournamentSprt::new(params, &t)?;
+            // Earlier runs' games first, in the order they finished.
+            if let Some((_, _, stored)) = chessgraph::fit::ratings::load(&conn, &t.name)? {
+                for g in &stored {
+                    test.add(g);
+                }
+            }
+            Some(test)
+        }
+        None => None,
+    };
     let mut out = std::io::stdout().lock();
     if !args.json && !args.quiet {
         writeln!(
             out,
-            "tournament {:?}: {} players, {}, {} games per pair, {}, draw after {} moves",
+            "tournament {:?}: {} players, {}, {} games per pair, {}, draw after {} moves{}",
             t.name,
             t.participants.len(),
             t.gauntlet
@@ -189,29 +262,19 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                 .map_or("round robin".to_owned(), |g| format!("gauntlet of {g}")),
             t.games_per_pair,
             tc.describe(),
-            t.max_moves
+            t.max_moves,
+            args.sprt
+                .map_or(String::new(), |p| format!(", SPRT {p} (at most)"))
         )?;
     }
-    let bar = if args.quiet || args.json || !std::io::stderr().is_terminal() {
-        ProgressBar::hidden()
+    let summary = if sprt.as_ref().is_some_and(|s| s.test.verdict().is_some()) {
+        None // the stored games decided it
     } else {
-        let b = ProgressBar::new(0);
-        b.set_style(
-            ProgressStyle::with_template("[{elapsed_precise}] [{bar:30}] {pos}/{len} games {msg}")
-                .expect("valid template")
-                .progress_chars("=> "),
-        );
-        b
+        Some(play(&conn, &t, &args, sprt.as_mut())?)
     };
-    let summary = tournament::run(&conn, &t, &mut |p| {
-        bar.set_length(p.todo as u64);
-        bar.set_position(p.done as u64);
-        if let Some((name, points, games)) = p.table.leader() {
-            bar.set_message(format!("leader {name} {points}/{games}"));
-        }
-    })
-    .context("tournament")?;
-    bar.finish_and_clear();
+    if let Some(s) = sprt.as_mut() {
+        s.test.finish();
+    }
     let (stored, table, games) = chessgraph::fit::ratings::load(&conn, &t.name)?
         .context("the tournament was just stored")?;
     let standings =
@@ -225,6 +288,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         )?;
         std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
     }
+    let sprt = sprt.map(|s| (s.names, s.test.report()));
     if args.json {
         let json = serde_json::json!({
             "tournament": t.name,
@@ -232,25 +296,100 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             "run": summary,
             "games": table.games(),
             "standings": standings,
+            "sprt": sprt.as_ref().map(|(names, r)| serde_json::json!({
+                "player": names[0], "opponent": names[1], "test": r,
+            })),
         });
         serde_json::to_writer_pretty(&mut out, &json)?;
         writeln!(out)?;
         return Ok(());
     }
     write!(out, "{}", standings.text())?;
-    let rate = if summary.seconds > 0.0 {
-        summary.played as f64 / summary.seconds
-    } else {
-        0.0
-    };
-    writeln!(
-        out,
-        "\nplayed {} games in {:.1} s ({rate:.2} games/s); {} of the {} scheduled were stored before; {} games stored in all",
-        summary.played,
-        summary.seconds,
-        summary.already_played,
-        summary.scheduled,
-        table.games()
-    )?;
+    write_run(&mut out, summary.as_ref(), table.games(), sprt.as_ref())
+}
+
+/// The run's line (games played, or none since the SPRT was decided) and the SPRT's state
+/// and verdict (last).
+fn write_run(
+    out: &mut impl Write,
+    summary: Option<&tournament::RunSummary>,
+    stored_games: u32,
+    sprt: Option<&([String; 2], SprtReport)>,
+) -> anyhow::Result<()> {
+    match summary {
+        Some(summary) => {
+            let rate = if summary.seconds > 0.0 {
+                summary.played as f64 / summary.seconds
+            } else {
+                0.0
+            };
+            writeln!(
+                out,
+                "\nplayed {} games in {:.1} s ({rate:.2} games/s); {} of the {} scheduled were stored before; {} games stored in all",
+                summary.played,
+                summary.seconds,
+                summary.already_played,
+                summary.scheduled,
+                stored_games
+            )?;
+        }
+        None => writeln!(
+            out,
+            "\nthe {} stored games already decide the SPRT: none played",
+            stored_games
+        )?,
+    }
+    if let Some((names, r)) = sprt {
+        writeln!(out, "{} vs {}: {}", names[0], names[1], r.status_line())?;
+        writeln!(out, "{}", r.verdict_line())?;
+    }
     Ok(())
+}
+
+/// Plays the tournament's missing games with a progress bar on a terminal, feeding the
+/// SPRT, if any, and stopping when it decides (its state also goes to standard error
+/// every ten seconds when that is not a terminal).
+fn play(
+    conn: &rusqlite::Connection,
+    t: &Tournament,
+    args: &Args,
+    mut sprt: Option<&mut TournamentSprt>,
+) -> anyhow::Result<tournament::RunSummary> {
+    let silent = args.quiet || args.json;
+    let terminal = std::io::stderr().is_terminal();
+    let bar = if silent || !terminal {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::new(0);
+        b.set_style(
+            ProgressStyle::with_template("[{elapsed_precise}] [{bar:30}] {pos}/{len} games {msg}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        b
+    };
+    let mut last_line: Option<Instant> = None;
+    let summary = tournament::run(conn, t, &mut |p| {
+        bar.set_length(p.todo as u64);
+        bar.set_position(p.done as u64);
+        let Some(test) = sprt.as_deref_mut() else {
+            if let Some((name, points, games)) = p.table.leader() {
+                bar.set_message(format!("leader {name} {points}/{games}"));
+            }
+            return true;
+        };
+        let undecided = test.test.verdict().is_none();
+        let verdict = test.add(p.game);
+        let report = test.test.report();
+        bar.set_message(report.llr_text());
+        let due = last_line.is_none_or(|t| t.elapsed() >= Duration::from_secs(10));
+        if !silent && !terminal && undecided && (verdict.is_some() || due) {
+            last_line = Some(Instant::now());
+            eprintln!("{}", report.status_line());
+        }
+        verdict.is_none()
+    })
+    .context("tournament")?;
+    bar.finish_and_clear();
+    Ok(summary)
 }

@@ -8,5 +8,6 @@ pub mod lichess_stats;
 pub mod matches;
 pub mod puzzles;
 pub mod solve_run;
+pub mod sprt;
 pub mod suites;
 pub mod tournament;

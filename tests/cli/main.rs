@@ -23,4 +23,5 @@ mod serve_browser;
 #[cfg(feature = "serve")]
 mod serve_safe;
 mod solve;
+mod sprt;
 mod tournament;

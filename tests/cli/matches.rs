@@ -7,7 +7,7 @@ use crate::util::Dir;
 
 /// A fake UCI engine as a shell script: handshakes, then answers `go` with `reply`
 /// (a shell command line).
-fn fake_engine(dir: &Dir, name: &str, reply: &str) -> String {
+pub(crate) fn fake_engine(dir: &Dir, name: &str, reply: &str) -> String {
     let script = format!(
         "#!/bin/sh\nwhile read -r line; do\n  case \"$line\" in\n    uci) echo 'id name {name}'; echo uciok ;;\n    isready) echo readyok ;;\n    go*) {reply} ;;\n    quit) exit 0 ;;\n  esac\ndone\n"
     );

@@ -21,8 +21,8 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, KnownOutcome, Move, Outcome, Position};
 
 use crate::engines::client::Engine;
-use crate::engines::info::Analysis;
-use crate::engines::info::parse_info;
+use crate::engines::info::{Analysis, parse_info};
+use crate::measure::sprt::{Sprt, SprtParams};
 use crate::search::hash;
 use crate::{Error, Result};
 
@@ -115,6 +115,9 @@ pub struct MatchOptions {
     pub openings: Vec<Chess>,
     /// Adjudicate a draw after this many plies.
     pub max_plies: u32,
+    /// Stop when this SPRT decides (games counted in pairs of one opening); `games` is
+    /// then the cap.
+    pub sprt: Option<SprtParams>,
 }
 
 /// Starts engine `spec` (handshake, options, `isready`); failures name the engine and
@@ -125,7 +128,9 @@ pub fn start(spec: &EngineSpec) -> Result<Engine> {
 }
 
 /// Plays the match; `on_game` sees every finished game with the summary so far. An engine
-/// that fails loses that game and is restarted for the next.
+/// that fails loses that game and is restarted for the next. With an SPRT, games `2k − 1`
+/// and `2k` (one opening, colours swapped) are a pair, and the match ends when the test
+/// decides or at `games`.
 pub fn run(
     specs: &[EngineSpec; 2],
     opts: &MatchOptions,
@@ -136,6 +141,7 @@ pub fn run(
     }
     let mut engines: [Option<Engine>; 2] = [None, None];
     let mut summary = Summary::default();
+    let mut sprt = opts.sprt.map(Sprt::new);
     for number in 1..=opts.games {
         let opening = &opts.openings[((number - 1) / 2) % opts.openings.len()];
         // The first engine has White in odd games.
@@ -156,7 +162,19 @@ pub fn run(
             opts.max_plies,
         );
         summary.add(&record, loser);
+        let decided = sprt.as_mut().and_then(|t| {
+            let verdict = t.add_game(((number - 1) / 2) as u64, record.score_of(0));
+            summary.sprt = Some(t.report());
+            verdict
+        });
         on_game(&record, &summary);
+        if decided.is_some() {
+            break;
+        }
+    }
+    if let Some(t) = sprt.as_mut() {
+        t.finish();
+        summary.sprt = Some(t.report());
     }
     Ok(summary)
 }

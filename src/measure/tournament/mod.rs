@@ -200,12 +200,14 @@ fn validate(t: &Tournament) -> Result<Option<usize>> {
 }
 
 /// Plays the games of `t` that `conn` does not hold yet, storing each as it finishes;
-/// `on_game` sees every game with the standings so far. A participant that cannot start
-/// is an error before any game; one that fails later loses that game and is restarted.
+/// `on_game` sees every game with the standings so far and returns whether to go on
+/// (`false`: no new game starts, the games under way finish and are stored). A
+/// participant that cannot start is an error before any game; one that fails later
+/// loses that game and is restarted.
 pub fn run(
     conn: &Connection,
     t: &Tournament,
-    on_game: &mut dyn FnMut(&Progress<'_>),
+    on_game: &mut dyn FnMut(&Progress<'_>) -> bool,
 ) -> Result<RunSummary> {
     let gauntlet = validate(t)?;
     // Stored only once every participant with games to play has started: a wrong command
@@ -265,12 +267,15 @@ pub fn run(
             }
             table.add(&row);
             summary.played += 1;
-            on_game(&Progress {
+            let go_on = on_game(&Progress {
                 game: &row,
                 done: summary.played,
                 todo: todo.len(),
                 table: &table,
             });
+            if !go_on {
+                stop.store(true, Ordering::Relaxed);
+            }
         }
         Ok(())
     });
