@@ -71,7 +71,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let start_eval = evaluators::resolve(db_path, &args.start)
         .with_context(|| format!("--start {}", args.start))?;
     anyhow::ensure!(
-        start_eval.is_linear(),
+        start_eval.weights().is_some(),
         "--start {}: a network evaluator has no terms to tune (train networks with `chessgraph train`)",
         args.start
     );

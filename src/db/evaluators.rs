@@ -41,7 +41,7 @@ pub fn store(
            created_at = excluded.created_at",
         params![
             evaluator.name(),
-            file::to_string(evaluator),
+            file::to_string(evaluator)?,
             finite(valid_loss),
             finite(test_loss),
             finite(test_tau)

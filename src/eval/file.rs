@@ -349,24 +349,25 @@ pub fn load(path: &Path) -> Result<Evaluator> {
 }
 
 /// The document text of `evaluator` (pretty JSON; number arrays on one line).
-pub fn to_string(evaluator: &Evaluator) -> String {
+pub fn to_string(evaluator: &Evaluator) -> Result<String> {
+    let weights = evaluator.linear_weights("to write as an evaluator file")?;
     let doc = Document {
         format: FORMAT.to_owned(),
         version: VERSION,
         name: evaluator.name().to_owned(),
         provenance: evaluator.provenance().clone(),
-        terms: to_terms(evaluator.weights()),
+        terms: to_terms(weights),
     };
     let value = serde_json::to_value(&doc).expect("evaluator document serializes");
     let mut out = String::new();
     write_value(&mut out, &value, 0);
     out.push('\n');
-    out
+    Ok(out)
 }
 
 /// Writes `evaluator` to `path`.
 pub fn save(evaluator: &Evaluator, path: &Path) -> Result<()> {
-    std::fs::write(path, to_string(evaluator)).map_err(|e| Error::io(path, e))
+    std::fs::write(path, to_string(evaluator)?).map_err(|e| Error::io(path, e))
 }
 
 /// Pretty printer that keeps arrays of numbers (PST rows) on one line.
@@ -452,13 +453,13 @@ mod tests {
         e.save(&path).unwrap();
         assert_eq!(Evaluator::load(&path).unwrap(), e);
         // Key order and layout are stable: saving the loaded copy gives the same bytes.
-        let again = to_string(&Evaluator::load(&path).unwrap());
+        let again = to_string(&Evaluator::load(&path).unwrap()).unwrap();
         assert_eq!(again, std::fs::read_to_string(&path).unwrap());
     }
 
     #[test]
     fn pst_rows_are_rank8_first() {
-        let text = to_string(&Evaluator::builtin("simplified").unwrap());
+        let text = to_string(&Evaluator::builtin("simplified").unwrap()).unwrap();
         // The pawn table's second row is rank 7: all 50.
         assert!(text.contains("[50, 50, 50, 50, 50, 50, 50, 50]"), "{text}");
         // King middlegame first row (rank 8) then the castled-king row last.
@@ -484,7 +485,7 @@ mod tests {
 
     #[test]
     fn bad_files_give_typed_errors() {
-        let good = to_string(&Evaluator::builtin("material").unwrap());
+        let good = to_string(&Evaluator::builtin("material").unwrap()).unwrap();
         let e = err("{ not json");
         assert!(e.contains("w.json") && e.contains("line 1"), "{e}");
         let e = err("[1, 2]");

@@ -207,18 +207,42 @@ impl Sink for WeightedSum<'_> {
 pub struct Evaluator {
     name: String,
     provenance: Provenance,
+    model: Model,
+}
+
+/// What an evaluator computes with: weights per term, or a network.
+#[derive(Clone, Debug)]
+pub enum Model {
+    /// Tapered weights per term.
+    Linear(Linear),
+    /// An NNUE.
+    Network(Arc<Network>),
+}
+
+/// A linear evaluator's tapered weights, with the term groups they use (so that terms
+/// whose weights are all zero are never computed).
+#[derive(Clone, Debug)]
+pub struct Linear {
     weights: Weights,
     groups: Groups,
-    /// Set for a network evaluator (the weights are then all zero and unused).
-    network: Option<Arc<Network>>,
+}
+
+impl Linear {
+    /// The weights.
+    pub fn weights(&self) -> &Weights {
+        &self.weights
+    }
 }
 
 impl PartialEq for Evaluator {
     fn eq(&self, other: &Self) -> bool {
         self.name == other.name
             && self.provenance == other.provenance
-            && self.weights == other.weights
-            && self.network == other.network
+            && match (&self.model, &other.model) {
+                (Model::Linear(a), Model::Linear(b)) => a.weights == b.weights,
+                (Model::Network(a), Model::Network(b)) => a == b,
+                _ => false,
+            }
     }
 }
 
@@ -235,9 +259,7 @@ impl Evaluator {
         Evaluator {
             name: name.into(),
             provenance,
-            weights,
-            groups,
-            network: None,
+            model: Model::Linear(Linear { weights, groups }),
         }
     }
 
@@ -250,20 +272,21 @@ impl Evaluator {
         Evaluator {
             name: name.into(),
             provenance,
-            weights: Weights::zero(),
-            groups: Groups::active(|_| false),
-            network: Some(Arc::new(network)),
+            model: Model::Network(Arc::new(network)),
         }
+    }
+
+    /// What the evaluator computes with.
+    pub fn model(&self) -> &Model {
+        &self.model
     }
 
     /// The network, for a network evaluator.
     pub fn network(&self) -> Option<&Arc<Network>> {
-        self.network.as_ref()
-    }
-
-    /// Whether this is a linear evaluator (weights per term), as `tune` and `export` need.
-    pub fn is_linear(&self) -> bool {
-        self.network.is_none()
+        match &self.model {
+            Model::Network(net) => Some(net),
+            Model::Linear(_) => None,
+        }
     }
 
     /// The evaluator's name.
@@ -276,41 +299,62 @@ impl Evaluator {
         &self.provenance
     }
 
-    /// The weights.
-    pub fn weights(&self) -> &Weights {
-        &self.weights
+    /// The weights of a linear evaluator (`None` for a network, which has no terms).
+    pub fn weights(&self) -> Option<&Weights> {
+        match &self.model {
+            Model::Linear(linear) => Some(&linear.weights),
+            Model::Network(_) => None,
+        }
+    }
+
+    /// The weights of a linear evaluator, or an error naming the evaluator and `why` the
+    /// caller needs terms.
+    pub fn linear_weights(&self, why: &str) -> Result<&Weights> {
+        self.weights().ok_or_else(|| {
+            Error::Invalid(format!(
+                "{}: a network evaluator has no terms {why}",
+                self.name
+            ))
+        })
     }
 
     /// Whether the expensive study-mobility term is in use.
     #[cfg(test)]
     pub fn uses_study_mobility(&self) -> bool {
-        self.groups.study_mobility
+        matches!(&self.model, Model::Linear(l) if l.groups.study_mobility)
     }
 
     /// Evaluation of `pos` in centipawns from White's point of view (see the module docs).
     #[inline]
     pub fn evaluate(&self, pos: &Chess) -> i32 {
-        if let Some(net) = &self.network {
-            let v = net.evaluate(pos).clamp(-EVAL_LIMIT, EVAL_LIMIT);
-            return if pos.turn() == Color::White { v } else { -v };
+        match &self.model {
+            Model::Network(net) => {
+                let v = net.evaluate(pos).clamp(-EVAL_LIMIT, EVAL_LIMIT);
+                if pos.turn() == Color::White { v } else { -v }
+            }
+            Model::Linear(Linear { weights, groups }) => {
+                let mut sum = WeightedSum {
+                    mg_w: &weights.mg,
+                    eg_w: &weights.eg,
+                    mg: 0,
+                    eg: 0,
+                };
+                features::extract(pos, groups, &mut sum);
+                taper(sum.mg, sum.eg, phase(pos.board()))
+            }
         }
-        let mut sum = WeightedSum {
-            mg_w: &self.weights.mg,
-            eg_w: &self.weights.eg,
-            mg: 0,
-            eg: 0,
-        };
-        features::extract(pos, &self.groups, &mut sum);
-        taper(sum.mg, sum.eg, phase(pos.board()))
     }
 
     /// The evaluation computed from a term list (equal to [`Evaluator::evaluate`] of the
     /// position the list was made from).
     pub fn evaluate_terms(&self, terms: &TermList) -> i32 {
+        let Model::Linear(Linear { weights, .. }) = &self.model else {
+            return 0;
+        };
         let (mut mg, mut eg) = (0i64, 0i64);
         for &(i, c) in terms.entries() {
-            mg += i64::from(c) * i64::from(self.weights.mg[i as usize]);
-            eg += i64::from(c) * i64::from(self.weights.eg[i as usize]);
+            mg += i64::from(c) * i64::from(weights.mg[i as usize]);
+            eg += i64::from(c) * i64::from(weights.eg[i as usize]);
         }
         taper(mg, eg, terms.phase())
     }
@@ -358,9 +402,9 @@ impl Evaluator {
     /// Writes the evaluator: a network evaluator as a network file, a linear one as an
     /// evaluator file (see [`mod@file`]).
     pub fn save(&self, path: &Path) -> Result<()> {
-        match &self.network {
-            Some(net) => net.save(path).map_err(|e| Error::io(path, e)),
-            None => file::save(self, path),
+        match &self.model {
+            Model::Network(net) => net.save(path).map_err(|e| Error::io(path, e)),
+            Model::Linear(_) => file::save(self, path),
         }
     }
 }
@@ -399,7 +443,7 @@ mod tests {
         let evals: Vec<Evaluator> = BUILTIN_NAMES
             .iter()
             .map(|n| Evaluator::builtin(n).unwrap())
-            .filter(Evaluator::is_linear)
+            .filter(|e| e.weights().is_some())
             .chain([dense_evaluator()])
             .collect();
         let mut tl = TermList::new();

@@ -68,13 +68,9 @@ pub fn fit_to_evaluator(
             MAPPED.join(", ")
         )));
     }
-    if !base.is_linear() {
-        return Err(Error::Invalid(format!(
-            "--base {}: a network evaluator has no terms to put the fit's weights in",
-            base.name()
-        )));
-    }
-    let mut weights = base.weights().clone();
+    let mut weights = base
+        .linear_weights("to put the fit's weights in (--base)")?
+        .clone();
     let mut intercept = 0.0;
     for c in &coefs {
         let w = c.estimate.round() as i32;
@@ -148,13 +144,13 @@ mod tests {
         let c = fit_to_evaluator(&conn, id, &base, "study-fit", true).unwrap();
         assert_eq!(c.dropped, vec!["center_control".to_string()]);
         assert_eq!(c.intercept, 4.2);
-        let w = c.evaluator.weights();
+        let w = c.evaluator.weights().unwrap();
         assert_eq!(w.get(Term::StudyMobility), (3, 3));
         assert_eq!(w.get(Term::StudyKingSafety), (17, 17));
         // Everything else is the base's.
         assert_eq!(
             w.get(Term::Material(Role::Knight)),
-            base.weights().get(Term::Material(Role::Knight))
+            base.weights().unwrap().get(Term::Material(Role::Knight))
         );
         let id = store_fit(
             &conn,
@@ -164,7 +160,10 @@ mod tests {
         );
         let c = fit_to_evaluator(&conn, id, &base, "m", false).unwrap();
         assert_eq!(
-            c.evaluator.weights().get(Term::Material(Role::Queen)),
+            c.evaluator
+                .weights()
+                .unwrap()
+                .get(Term::Material(Role::Queen)),
             (859, 859)
         );
         let id = store_fit(&conn, "logistic", "result", "[]");

@@ -61,7 +61,9 @@ impl TuneSet {
 
     /// The integer evaluation of `evaluator` for row `i`, exactly as the engine computes it.
     pub(super) fn evaluate(&self, evaluator: &Evaluator, i: usize) -> i32 {
-        let w = evaluator.weights();
+        let w = evaluator
+            .weights()
+            .expect("tune measures linear evaluators (run checks --start)");
         let (mut mg, mut eg) = (0i64, 0i64);
         for &(t, c) in self.row(i) {
             mg += i64::from(c) * i64::from(w.mg[t as usize]);

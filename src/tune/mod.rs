@@ -223,7 +223,7 @@ pub fn tune(set: &TuneSet, opts: &Options, progress: &mut dyn FnMut(&Step)) -> R
         ));
     }
 
-    let start_w = opts.start.weights();
+    let start_w = opts.start.linear_weights("to tune (--start)")?;
     let w0: Vec<f64> = start_w
         .mg
         .iter()

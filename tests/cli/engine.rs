@@ -373,7 +373,11 @@ cgtest!(no_legal_moves_gives_0000, |dir| {
 cgtest!(evaluator_option_and_flag, |dir| {
     let path = dir.path().join("mine.json");
     let mut e = chessgraph::eval::Evaluator::builtin("material").unwrap();
-    e = chessgraph::eval::Evaluator::new("mine", e.provenance().clone(), e.weights().clone());
+    e = chessgraph::eval::Evaluator::new(
+        "mine",
+        e.provenance().clone(),
+        e.weights().unwrap().clone(),
+    );
     e.save(&path).unwrap();
     let mut u = Uci::start(&dir, &["--evaluator", path.to_str().unwrap()]);
     u.handshake();
