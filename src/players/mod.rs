@@ -207,7 +207,7 @@ impl Settings {
                         player: "engine".into(),
                         key: "hash".into(),
                         value: hash.to_string(),
-                        why,
+                        why: why.to_string(),
                     })?;
                 Box::new(searcher)
             }

@@ -12,7 +12,7 @@ use super::mate::MateSearcher;
 use super::nnue;
 use super::params::{LMR_BASE, LMR_DIVISOR};
 use super::time::Budget;
-use super::tt::TranspositionTable;
+use super::tt::{HashTooLarge, TranspositionTable};
 use super::{Control, Limits, MAX_PLY, Score};
 use crate::eval::Evaluator;
 
@@ -55,7 +55,7 @@ impl Searcher {
 
     /// A searcher with a `hash_mib` MiB transposition table, or an error when the memory
     /// cannot be allocated (for sizes chosen by a user).
-    pub fn try_new(evaluator: Arc<Evaluator>, hash_mib: usize) -> Result<Searcher, String> {
+    pub fn try_new(evaluator: Arc<Evaluator>, hash_mib: usize) -> Result<Searcher, HashTooLarge> {
         Ok(Searcher::with_table(
             evaluator,
             TranspositionTable::try_new(hash_mib)?,
@@ -114,7 +114,7 @@ impl Searcher {
 
     /// Resizes (and clears) the transposition table; if `mib` MiB cannot be allocated it
     /// falls back to 16 MiB and returns the error.
-    pub fn set_hash(&mut self, mib: usize) -> Result<(), String> {
+    pub fn set_hash(&mut self, mib: usize) -> Result<(), HashTooLarge> {
         // Free the old table first so that both need not fit at once.
         self.tt = TranspositionTable::tiny();
         match TranspositionTable::try_new(mib) {

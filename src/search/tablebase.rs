@@ -16,6 +16,22 @@ pub enum Outcome {
     Draw,
 }
 
+/// Why tables could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum TablebaseError {
+    /// A directory could not be read.
+    #[error("directory {dir}: {why}")]
+    Directory {
+        /// The directory.
+        dir: String,
+        /// The reader's reason.
+        why: String,
+    },
+    /// The build has no tablebase support.
+    #[error("this chessgraph was built without the `syzygy` feature")]
+    NotBuilt,
+}
+
 /// Loaded tables.
 pub struct Tablebases {
     #[cfg(feature = "syzygy")]
@@ -25,13 +41,16 @@ pub struct Tablebases {
 #[cfg(feature = "syzygy")]
 impl Tablebases {
     /// The tables in `dirs` (`:` or `;` separated) and how many files were found.
-    pub fn load(dirs: &str) -> Result<(Tablebases, usize), String> {
+    pub fn load(dirs: &str) -> Result<(Tablebases, usize), TablebaseError> {
         let mut inner = shakmaty_syzygy::Tablebase::new();
         let mut files = 0;
         for dir in dirs.split([':', ';']).filter(|d| !d.is_empty()) {
             files += inner
                 .add_directory(dir)
-                .map_err(|e| format!("directory {dir}: {e}"))?;
+                .map_err(|e| TablebaseError::Directory {
+                    dir: dir.to_owned(),
+                    why: e.to_string(),
+                })?;
         }
         Ok((Tablebases { inner }, files))
     }
@@ -65,8 +84,8 @@ impl Tablebases {
 #[cfg(not(feature = "syzygy"))]
 impl Tablebases {
     /// Without the `syzygy` feature there are no tables to load.
-    pub fn load(_dirs: &str) -> Result<(Tablebases, usize), String> {
-        Err("this chessgraph was built without the `syzygy` feature".into())
+    pub fn load(_dirs: &str) -> Result<(Tablebases, usize), TablebaseError> {
+        Err(TablebaseError::NotBuilt)
     }
 
     /// No tables: no pieces covered.

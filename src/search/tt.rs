@@ -59,6 +59,14 @@ pub struct TranspositionTable {
     generation: u8,
 }
 
+/// A hash table the machine cannot give the memory for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("cannot allocate a {mib} MiB hash table")]
+pub struct HashTooLarge {
+    /// The size asked for.
+    pub mib: usize,
+}
+
 /// Sentinel for "no static evaluation stored".
 pub const NO_EVAL: i32 = i16::MIN as i32;
 
@@ -74,13 +82,13 @@ impl TranspositionTable {
     }
 
     /// A table of about `mib` MiB, or an error if the memory cannot be allocated.
-    pub fn try_new(mib: usize) -> Result<TranspositionTable, String> {
+    pub fn try_new(mib: usize) -> Result<TranspositionTable, HashTooLarge> {
         let bytes = mib.max(1).saturating_mul(1024 * 1024);
         let n = (bytes / std::mem::size_of::<Bucket>()).max(1);
         let mut buckets = Vec::new();
         buckets
             .try_reserve_exact(n)
-            .map_err(|e| format!("cannot allocate a {mib} MiB hash table: {e}"))?;
+            .map_err(|_| HashTooLarge { mib })?;
         buckets.resize(n, Bucket::default());
         Ok(TranspositionTable {
             buckets,
