@@ -201,6 +201,10 @@ enum Admitted {
 async fn admit(req: Request<Incoming>, shared: &Shared) -> Result<Admitted, Reply> {
     let refuse = |e: ApiError| e.reply();
     let headers = req.headers();
+    // One Host, as HTTP/1.1 requires: with two, which one counts would be a guess.
+    if headers.get_all(header::HOST).iter().count() > 1 {
+        return Err(ApiError::bad("more than one Host header").reply());
+    }
     let host = header(headers, header::HOST);
     shared.guard.host(host).map_err(refuse)?;
     let method = req.method().as_str().to_ascii_uppercase();

@@ -389,6 +389,11 @@ crate::cgtest!(serve_refuses_other_sites_and_other_host_names, |dir| {
         a.port()
     );
     assert_eq!(send_raw(a, raw.as_bytes()).unwrap().status, 200);
+    // Two Host headers: which one counts would be a guess.
+    let raw = format!(
+        "GET /api/info HTTP/1.1\r\nHost: {host}\r\nHost: rebind.example\r\nConnection: close\r\n\r\n"
+    );
+    assert_eq!(send_raw(a, raw.as_bytes()).unwrap().status, 400);
     // Oversize headers.
     let raw = format!(
         "GET / HTTP/1.1\r\nHost: {host}\r\nX-Big: {}\r\n\r\n",
