@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 3 experiment: how far a small NNUE-style network gets when trained only on the
+"""An experiment: how far a small NNUE-style network gets when trained only on the
 stored training part (Texel loss, K = 0.00792), chosen on the valid part, measured once on
 the test part by Kendall tau-b. Result on the shared sample (2026-11-23): best config
 h128_rs_l2_1e-3_mir_fac, valid 0.568, test 0.541 (3-seed mean 0.545) -- below the tuned

@@ -11,7 +11,7 @@
 #   4. train: 2,304 (pieces + threats) -> HIDDEN (512) -> 1 with the `train` defaults (batch
 #      1,024, 40 epochs, weight decay 0.3), Stockfish's label where `label` made one;
 #   5. eval: the new network beside the linear evaluators on the shared sample's valid part
-#      (for choosing), then its test part (once, for the README).
+#      (for choosing), then its test part (once, for the figures).
 # Every step is resumable: killed and run again, it goes on where it stopped.
 #
 # Usage: scripts/nnue-data.sh
@@ -61,7 +61,7 @@ if [[ "$datagen_games" -gt 0 ]]; then
 fi
 cg --db "$db" train --labels "$labels" --hidden "$hidden" --out "$dir/nnue-new.nnue"
 
-# The bar is measured on the shared sample's own database, as every other figure.
+# τ is measured on the shared sample's own database, as every other figure.
 cg --db "$sample" import "$shared/positions-200k.csv.zst" "$shared/games-200k.pgn.zst"
 cg --db "$sample" eval --part valid --evaluator nnue,"$dir/nnue-new.nnue"
 cg --db "$sample" eval --evaluator material,seed003,reports/evaluator.json,nnue,"$dir/nnue-new.nnue"

@@ -2,7 +2,7 @@
 """What Kendall tau a strong hand-crafted evaluator reaches on the same held-out positions:
 Stockfish 15.1's classical evaluation (its last hand-crafted one, removed in 16) and its NNUE,
 static and after short searches, against the labels, next to ours. It bounds what a tapered
-linear evaluator can be expected to reach (issue 3's bar is tau >= 0.75).
+linear evaluator can be expected to reach.
 
   chessgraph eval --evaluator reports/evaluator.json --output /tmp/test.csv
   python3 scripts/stockfish-tau.py /tmp/test.csv [SAMPLE] [DEPTH ...]
