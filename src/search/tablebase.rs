@@ -79,6 +79,27 @@ impl Tablebases {
         let (m, dtz) = self.inner.best_move(pos).ok()??;
         Some((m, dtz.ignore_rounding().0))
     }
+
+    /// The WDL value of `pos` as if its halfmove clock were zero, the side to move's view:
+    /// 2 win, 1 cursed win (a win the fifty-move rule draws), 0 draw, −1 blessed loss, −2
+    /// loss. `None` when the tables cannot tell.
+    pub fn wdl(&self, pos: &Chess) -> Option<i32> {
+        use shakmaty_syzygy::Wdl;
+        Some(match self.inner.probe_wdl_after_zeroing(pos).ok()? {
+            Wdl::Loss => -2,
+            Wdl::BlessedLoss => -1,
+            Wdl::Draw => 0,
+            Wdl::CursedWin => 1,
+            Wdl::Win => 2,
+        })
+    }
+
+    /// The distance to zeroing (a capture or pawn move) with best play, signed by the
+    /// WDL value as the tables store it (which may be rounded by one). `None` when the
+    /// tables cannot tell.
+    pub fn dtz(&self, pos: &Chess) -> Option<i32> {
+        Some(self.inner.probe_dtz(pos).ok()?.ignore_rounding().0)
+    }
 }
 
 #[cfg(not(feature = "syzygy"))]
@@ -101,5 +122,45 @@ impl Tablebases {
     /// No tables: nothing known.
     pub fn best_move(&self, _pos: &Chess) -> Option<(Move, i32)> {
         None
+    }
+}
+
+#[cfg(all(test, feature = "syzygy"))]
+mod tests {
+    use std::io::Read;
+    use std::path::Path;
+
+    use super::*;
+
+    /// WDL and DTZ of 35,000 random positions (1,000 of each 3- and 4-piece material)
+    /// equal python-chess's probes of the same tables (`scripts/golden_syzygy.py`).
+    #[test]
+    fn probes_equal_python_chess() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let tables = root.join("../shared/data/syzygy");
+        if !tables.is_dir() {
+            // The tables come with the shared data; CI has them, so a skip there is a failure.
+            let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
+            assert!(!ci, "{} not found", tables.display());
+            eprintln!("skipped: needs {}", tables.display());
+            return;
+        }
+        let (tb, files) = Tablebases::load(tables.to_str().unwrap()).unwrap();
+        assert_eq!(files, 70);
+        let mut text = String::new();
+        zstd::Decoder::new(std::fs::File::open(root.join("tests/golden/syzygy.csv.zst")).unwrap())
+            .unwrap()
+            .read_to_string(&mut text)
+            .unwrap();
+        let mut checked = 0;
+        for line in text.lines().skip(1) {
+            let mut f = line.split(',');
+            let (fen, wdl, dtz) = (f.next().unwrap(), f.next().unwrap(), f.next().unwrap());
+            let pos = crate::chess::fen::parse_position(fen).unwrap();
+            assert_eq!(tb.wdl(&pos), Some(wdl.parse().unwrap()), "WDL of {fen}");
+            assert_eq!(tb.dtz(&pos), Some(dtz.parse().unwrap()), "DTZ of {fen}");
+            checked += 1;
+        }
+        assert_eq!(checked, 35_000);
     }
 }
