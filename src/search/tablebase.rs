@@ -163,4 +163,65 @@ mod tests {
         }
         assert_eq!(checked, 35_000);
     }
+
+    /// From won 3- and 4-piece starts, the engine with the tables, playing both sides,
+    /// mates before the fifty-move rule: every winning move keeps the win and makes
+    /// progress by DTZ.
+    #[test]
+    fn won_starts_are_converted_within_the_fifty_move_rule() {
+        use std::sync::Arc;
+
+        use shakmaty::Position;
+
+        use crate::eval::Evaluator;
+        use crate::search::{Limits, Searcher};
+
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let tables = root.join("../shared/data/syzygy");
+        if !tables.is_dir() {
+            let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
+            assert!(!ci, "{} not found", tables.display());
+            eprintln!("skipped: needs {}", tables.display());
+            return;
+        }
+        let tb = Arc::new(Tablebases::load(tables.to_str().unwrap()).unwrap().0);
+        let mut searcher = Searcher::new(Arc::new(Evaluator::builtin("material").unwrap()), 1);
+        searcher.set_tablebase(Some(tb.clone()));
+        let limits = Limits {
+            depth: Some(2),
+            ..Limits::default()
+        };
+        for fen in [
+            "8/8/8/4k3/8/8/8/KQ6 w - - 0 1",
+            "8/8/8/4k3/8/8/8/KR6 w - - 0 1",
+            "4k3/8/4K3/4P3/8/8/8/8 w - - 0 1",
+            "8/8/8/4k3/8/8/8/KBN5 w - - 0 1",
+            "8/8/3k4/8/8/8/1r6/KQ6 w - - 0 1",
+            "8/8/8/8/3k4/8/3P4/3K1R2 b - - 0 1",
+        ] {
+            let mut pos = crate::chess::fen::parse_position(fen).unwrap();
+            let winner = if tb.wdl(&pos) == Some(2) {
+                pos.turn()
+            } else {
+                assert_eq!(tb.wdl(&pos), Some(-2), "{fen} is not decided");
+                !pos.turn()
+            };
+            let mut plies = 0;
+            while !pos.is_checkmate() {
+                assert!(pos.halfmoves() < 100, "{fen}: fifty moves without progress");
+                assert!(
+                    !pos.is_stalemate() && !pos.is_insufficient_material(),
+                    "{fen}: drawn"
+                );
+                let best = searcher
+                    .search(&pos, &[], &limits, &mut |_| {})
+                    .best
+                    .unwrap();
+                pos.play_unchecked(best);
+                plies += 1;
+                assert!(plies < 400, "{fen}: no mate in 200 moves");
+            }
+            assert_eq!(pos.turn(), !winner, "{fen}: the wrong side was mated");
+        }
+    }
 }
