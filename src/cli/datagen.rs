@@ -31,8 +31,8 @@ pub struct Args {
     /// Start positions, one FEN or EPD per line (each used once).
     #[arg(long, value_name = "FILE")]
     openings: Option<PathBuf>,
-    /// Evaluator of the playing engine: a built-in name, an evaluator or network file, or one stored in --db.
-    #[arg(long, default_value = "seed003")]
+    /// Evaluator of the playing engine: a built-in name (material, simplified, seed003, nnue), an evaluator or network file, or one stored by `tune` in --db.
+    #[arg(long, default_value = chessgraph::eval::DEFAULT_EVALUATOR)]
     evaluator: String,
     /// Worker threads, one game each [default: all cores].
     #[arg(long, value_name = "N")]

@@ -17,11 +17,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 /// Arguments of `chessgraph eval`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Evaluators, comma-separated: built-in names, evaluator files, or evaluators stored by `tune`.
+    /// Evaluators, comma-separated: built-in names (material, simplified, seed003, nnue), evaluator or network files, or evaluators stored by `tune`.
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "seed003",
+        default_value = chessgraph::eval::DEFAULT_EVALUATOR,
         value_name = "E,.."
     )]
     evaluator: Vec<String>,

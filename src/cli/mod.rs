@@ -64,6 +64,20 @@ pub fn open_reading(path: &Path, first: &str) -> anyhow::Result<rusqlite::Connec
         .with_context(|| format!("cannot open database {}", path.display()))
 }
 
+/// The evaluator a player uses when `--evaluator` names none: the engine plays with
+/// [`chessgraph::eval::DEFAULT_EVALUATOR`]; the studies' players reproduce the study, so
+/// they use its evaluator, `seed003`.
+pub fn default_evaluator(spec: &chessgraph::players::Spec) -> &'static str {
+    if spec.name == "engine" {
+        chessgraph::eval::DEFAULT_EVALUATOR
+    } else {
+        STUDY_EVALUATOR
+    }
+}
+
+/// The PUC-Rio study's evaluator, which its players use unless told otherwise.
+pub const STUDY_EVALUATOR: &str = "seed003";
+
 /// Records a command's summary in the `runs` table of the database at `path` for
 /// `chessgraph report`, when that database exists (measuring commands never create one).
 /// A failure to record is a warning: the measurement itself was printed.

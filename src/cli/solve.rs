@@ -30,6 +30,9 @@ pub struct Args {
     /// Who solves: `engine` (mate problems by the mate search, best-move puzzles by the full search) or any player, NAME[:key=value,...] (e.g. `random:seed=1`, `minimax:depth=4`), whose mate-problem moves the mate search referees.
     #[arg(long, default_value = "engine", value_name = "SPEC")]
     player: String,
+    /// The player's evaluator: a built-in name (material, simplified, seed003, nnue), an evaluator or network file, or one stored by `tune` in --db [default: nnue for the engine; seed003, the study's evaluator, for the studies' players, which reproduce the study].
+    #[arg(long)]
+    evaluator: Option<String>,
     /// Time limit per puzzle in milliseconds (mate search: default no limit, search until solved; players: default 1000 unless --depth or --nodes is given).
     #[arg(long, value_name = "MS")]
     movetime: Option<u64>,
@@ -68,10 +71,15 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(args.nodes != Some(0), "--nodes must be at least 1");
     anyhow::ensure!(args.limit != Some(0), "--limit must be at least 1");
     let spec = Spec::parse(&args.player)?;
-    let seed003 = chessgraph::db::evaluators::resolve(db_path, "seed003")?;
+    let name = args
+        .evaluator
+        .clone()
+        .unwrap_or_else(|| super::default_evaluator(&spec).to_owned());
+    let evaluator = chessgraph::db::evaluators::resolve(db_path, &name)
+        .with_context(|| format!("loading evaluator {name:?}"))?;
     let db = db_path.to_owned();
     let resolve = move |s: &str| chessgraph::db::evaluators::resolve(&db, s);
-    let player = players::build(&spec, Arc::new(seed003), &resolve)
+    let player = players::build(&spec, Arc::new(evaluator), &resolve)
         .with_context(|| format!("--player {}", args.player))?;
     let movetime = args.movetime.map(Duration::from_millis);
     let limits = Limits {
@@ -89,6 +97,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     // when `mate_search` is true.
     let run_info = serde_json::json!({
         "player": contestant.name(),
+        "evaluator": name,
         "mate_search": spec.name == "engine",
         "movetime_ms": limits.movetime.map(|d| d.as_millis() as u64),
         "depth": limits.depth,

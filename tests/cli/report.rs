@@ -58,7 +58,7 @@ cgtest!(report_shows_solve_and_bench_runs, |dir| {
         .execute_batch("CREATE TABLE scratch (x); DROP TABLE scratch;")
         .unwrap();
     dir.ok(&["solve", "--input", &fixture("puzzles-games.pgn")]);
-    dir.ok(&["bench", "--depth", "3"]);
+    dir.ok(&["bench", "--depth", "3", "--evaluator", "seed003"]);
     let md = dir.ok(&["report"]);
     assert!(
         md.contains("## Puzzles") && md.contains("mate2_solved"),

@@ -1,0 +1,84 @@
+//! The product as a new user meets it: defaults, messages, exit codes, output wording.
+
+use crate::cgtest;
+use crate::util::{Dir, fixture};
+
+/// Runs a command that must fail with exit code 1; returns its stderr.
+fn fails(dir: &Dir, args: &[&str]) -> String {
+    let out = dir.run(args);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "chessgraph {args:?} should exit 1:\nstdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stderr).unwrap()
+}
+
+/// A database holding a few positions.
+fn small_db(dir: &Dir) {
+    dir.create(
+        "p.csv",
+        "fen,eval\n\
+         rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1,30\n\
+         rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2,20\n",
+    );
+    dir.ok(&["import", "p.csv"]);
+}
+
+cgtest!(
+    the_engine_plays_and_is_measured_with_nnue_by_default,
+    |dir| {
+        small_db(&dir);
+        let out = dir.ok(&["eval", "--input", "p.csv", "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v[0]["evaluator"], "nnue", "{v}");
+        dir.ok(&["bench", "--depth", "1", "--json"]);
+        let label: String = dir
+            .sql()
+            .query_row("SELECT label FROM runs WHERE kind = 'bench'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(label, "evaluator nnue");
+        for command in ["bench", "datagen", "eval", "solve"] {
+            let help = String::from_utf8(dir.run(&["help", command]).stdout).unwrap();
+            assert!(help.contains("nnue"), "help {command}:\n{help}");
+            assert!(
+                !help.contains("[default: seed003]"),
+                "help {command}:\n{help}"
+            );
+        }
+        let solve = String::from_utf8(dir.run(&["help", "solve"]).stdout).unwrap();
+        assert!(solve.contains("seed003, the study's evaluator"), "{solve}");
+    }
+);
+
+cgtest!(match_passes_its_db_to_chessgraph_engines, |dir| {
+    small_db(&dir);
+    dir.ok(&["export", "material", "--out", "m.json"]);
+    let json = std::fs::read_to_string(dir.path().join("m.json")).unwrap();
+    dir.sql()
+        .execute(
+            "INSERT INTO evaluators (name, json, created_at) VALUES ('mine', ?1, 'now')",
+            [&json],
+        )
+        .unwrap();
+    let out = dir.ok(&[
+        "match",
+        "--engine1",
+        "chessgraph engine --evaluator mine",
+        "--engine2",
+        "chessgraph engine --evaluator material",
+        "--games",
+        "2",
+        "--nodes",
+        "100",
+        "--max-moves",
+        "20",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["failures"], serde_json::json!([0, 0]), "{v}");
+});
