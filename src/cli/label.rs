@@ -176,5 +176,15 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             "the reasons are in the label_failures table; `--retry-failed` tries those positions again"
         )?;
     }
+    anyhow::ensure!(
+        counts.labelled > 0 || counts.failed() == 0,
+        "`{}` labelled none of the {} positions tried ({} crashes, {} timeouts, {} garbage \
+         answers; the reasons are in the label_failures table)",
+        args.engine,
+        counts.failed(),
+        counts.crashed,
+        counts.timed_out,
+        counts.garbage
+    );
     Ok(())
 }

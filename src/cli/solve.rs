@@ -147,9 +147,13 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     let start = Instant::now();
     let mut records = Vec::with_capacity(sources.len());
-    let (mut solved, mut total, mut unreadable) = (0, 0, 0);
+    let (mut solved, mut total, mut unreadable, mut filtered) = (0, 0, 0, 0);
     for (file, source) in sources {
         let (record, counts) = match source {
+            Source::Set(set) if set.puzzles.is_empty() => {
+                unreadable += set.bad.len();
+                continue;
+            }
             Source::Set(set) => {
                 let result = solve_set(file, set, &mut contestant, &bar, &mut out, args.json)?;
                 let counts = (result.solved(), result.attempted(), result.bad.len());
@@ -162,7 +166,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                 run["mate_search"] = false.into();
                 run["filter"] = filter.to_json();
                 run["limit"] = args.limit.into();
-                let summary = solve_lichess(
+                let (summary, outside) = solve_lichess(
                     &file,
                     reader,
                     &mut contestant,
@@ -171,6 +175,11 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                     &mut out,
                     args.json,
                 )?;
+                filtered += outside;
+                if summary.all.total == 0 {
+                    unreadable += summary.unreadable;
+                    continue;
+                }
                 let all = &summary.all;
                 let counts = (all.solved, all.total, summary.unreadable);
                 (summary.record(&run), counts)
@@ -192,15 +201,22 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         records.push(record);
     }
     bar.finish_and_clear();
-    anyhow::ensure!(
-        total > 0,
-        "no puzzle could be read from {} ({unreadable} unreadable)",
-        args.input
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    if total == 0 {
+        let outside = if filtered > 0 {
+            format!(", {filtered} outside --min-rating, --max-rating and --themes")
+        } else {
+            String::new()
+        };
+        anyhow::bail!(
+            "no puzzle could be read from {} ({unreadable} unreadable{outside}); nothing solved \
+             or recorded",
+            args.input
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     let elapsed = start.elapsed().as_secs_f64();
     if args.json {
         let mut v = run_info.clone();
@@ -267,7 +283,8 @@ fn solve_set(
 }
 
 /// Solves a Lichess puzzle file row by row (the filter's puzzles, at most `limit`),
-/// warning about bad rows as they come; prints the misses and the tables.
+/// warning about bad rows as they come; prints the misses and the tables when a puzzle was
+/// tried. Returns the summary and the number of puzzles the filter left out.
 fn solve_lichess(
     file: &str,
     mut reader: LichessReader<Box<dyn std::io::BufRead + Send>>,
@@ -276,16 +293,9 @@ fn solve_lichess(
     bar: &ProgressBar,
     out: &mut impl Write,
     json: bool,
-) -> anyhow::Result<LichessSummary> {
-    if !json {
-        writeln!(
-            out,
-            "== {file}: Lichess puzzles{}; player {}",
-            limit.map_or(String::new(), |n| format!(" (the first {n})")),
-            contestant.name()
-        )?;
-    }
+) -> anyhow::Result<(LichessSummary, usize)> {
     let mut summary = LichessSummary::default();
+    let mut outside = 0;
     while limit.is_none_or(|n| summary.all.total < n) {
         let Some(item) = reader.next() else { break };
         match item {
@@ -307,13 +317,21 @@ fn solve_lichess(
                 summary.add(contestant.attempt_line(&puzzle));
                 bar.inc(1);
             }
-            Ok(Ok(_)) => {}
+            Ok(Ok(_)) => outside += 1,
         }
     }
-    if !json {
-        bar.suspend(|| write!(out, "{summary}"))?;
+    if !json && summary.all.total > 0 {
+        bar.suspend(|| {
+            writeln!(
+                out,
+                "== {file}: Lichess puzzles{}; player {}",
+                limit.map_or(String::new(), |n| format!(" (the first {n})")),
+                contestant.name()
+            )?;
+            write!(out, "{summary}")
+        })?;
     }
-    Ok(summary)
+    Ok((summary, outside))
 }
 
 /// A progress bar over the puzzles on standard error (hidden when asked or not a terminal);

@@ -82,3 +82,26 @@ cgtest!(match_passes_its_db_to_chessgraph_engines, |dir| {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["failures"], serde_json::json!([0, 0]), "{v}");
 });
+
+cgtest!(
+    a_solve_that_reads_no_puzzle_fails_and_stores_nothing,
+    |dir| {
+        small_db(&dir);
+        let out = dir.run(&[
+            "solve",
+            "--input",
+            &fixture("lichess-puzzles.csv"),
+            "--min-rating",
+            "5000",
+        ]);
+        assert_eq!(out.status.code(), Some(1));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(!stdout.contains("0/0"), "{stdout}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("no puzzle could be read from") && err.contains("outside --min-rating"),
+            "{err}"
+        );
+        assert_eq!(dir.int("SELECT count(*) FROM runs WHERE kind = 'solve'"), 0);
+    }
+);
