@@ -128,7 +128,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     };
     let started = Instant::now();
     let mut counts = Counts::default();
-    let mut endings = std::collections::BTreeMap::<String, u64>::new();
+    let mut endings = std::collections::BTreeMap::<&str, u64>::new();
     let mut played = 0u64;
     datagen::run(
         Arc::new(evaluator),
@@ -140,7 +140,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             let (info, rows) = game.rows();
             source.write_game(&info, &rows)?;
             counts.add(&game.counts);
-            *endings.entry(format!("{:?}", game.ending)).or_default() += 1;
+            *endings.entry(game.ending.describe()).or_default() += 1;
             played += 1;
             bar.inc(1);
             let secs = started.elapsed().as_secs_f64().max(1e-9);
@@ -173,10 +173,11 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     writeln!(out, "game endings: {}", endings.join(", "))?;
     writeln!(
         out,
-        "{played} games in {secs:.1} s ({:.0} positions/s kept, {:.0} searched/s); the source now holds {} games, {} new positions ({} already stored)",
+        "{} in {secs:.1} s ({:.0} positions/s kept, {:.0} searched/s); the source now holds {}, {} new positions ({} already stored)",
+        super::plural(played, "game"),
         counts.kept as f64 / secs.max(1e-9),
         counts.searched as f64 / secs.max(1e-9),
-        summary.games,
+        super::plural(summary.games as u64, "game"),
         summary.imported,
         summary.duplicates
     )?;

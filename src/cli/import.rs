@@ -76,7 +76,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             summary.duplicates,
             summary.rejected,
             if summary.games > 0 {
-                format!(", {} games", summary.games)
+                format!(", {}", super::plural(summary.games as u64, "game"))
             } else {
                 String::new()
             },

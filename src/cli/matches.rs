@@ -154,10 +154,10 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             .map_or(String::new(), |p| format!("SPRT {p}, at most "));
         writeln!(
             out,
-            "{} vs {}: {sprt}{} games, {}",
+            "{} vs {}: {sprt}{}, {}",
             names[0],
             names[1],
-            opts.games,
+            super::plural(opts.games as u64, "game"),
             tc.describe()
         )?;
     }
@@ -227,12 +227,12 @@ fn write_summary(out: &mut impl Write, first: &str, summary: &Summary) -> anyhow
     };
     writeln!(
         out,
-        "\n{}: +{} ={} -{} of {} games, score {:.1} %, {elo}",
+        "\n{}: +{} ={} -{} of {}, score {:.1} %, {elo}",
         first,
         summary.wins,
         summary.draws,
         summary.losses,
-        summary.games,
+        super::plural(summary.games as u64, "game"),
         100.0 * summary.score,
     )?;
     writeln!(

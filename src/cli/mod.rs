@@ -96,6 +96,11 @@ pub fn record_run(path: &Path, kind: &str, label: &str, summary: &impl serde::Se
     }
 }
 
+/// `n` and the noun, with an `s` unless `n` is 1: "1 game", "4 games".
+pub fn plural(n: u64, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 /// A metric with `decimals` places, or `-` when it is undefined (an empty part, no
 /// centipawn labels for τ, one outcome only for AUC).
 pub fn metric(v: f64, decimals: usize) -> String {

@@ -325,12 +325,12 @@ fn write_run(
             };
             writeln!(
                 out,
-                "\nplayed {} games in {:.1} s ({rate:.2} games/s); {} of the {} scheduled were stored before; {} games stored in all",
-                summary.played,
+                "\nplayed {} in {:.1} s ({rate:.2} games/s); {} of the {} scheduled were stored before; {} stored in all",
+                super::plural(summary.played as u64, "game"),
                 summary.seconds,
                 summary.already_played,
                 summary.scheduled,
-                stored_games
+                super::plural(stored_games as u64, "game")
             )?;
         }
         None => writeln!(

@@ -162,15 +162,15 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let threads = rayon::current_num_threads();
     writeln!(
         out,
-        "training {} → {} → 1 (SCReLU, {} inputs, {} output bucket(s)) for {} epochs, batch {}, AdamW lr {} → {} (cosine), weight decay {}, λ {}, mirroring {}, seed {}, {} threads",
+        "training {} → {} → 1 (SCReLU, {} inputs, {}) for {} epochs, batch {}, AdamW lr {} → {} (cosine), weight decay {}, λ {}, mirroring {}, seed {}, {} threads",
         opts.features.inputs(),
         opts.hidden,
         format!("{:?}", opts.features).to_lowercase(),
-        opts.buckets,
+        super::plural(opts.buckets as u64, "output bucket"),
         opts.epochs,
         opts.batch,
-        opts.lr,
-        opts.lr * opts.final_lr,
+        rate(opts.lr),
+        rate(opts.lr * opts.final_lr),
         opts.weight_decay,
         opts.lambda,
         if opts.mirror { "on" } else { "off" },
@@ -178,6 +178,18 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         threads
     )?;
     out.flush()?;
+    // As `tune` warns: with fewer positions than weights, the network learns the positions,
+    // not chess.
+    let weights =
+        opts.features.inputs() * opts.hidden + opts.hidden + opts.buckets * (2 * opts.hidden + 1);
+    if set.train.len() < weights {
+        warn!(
+            "chessgraph: warning: only {} training positions for {} weights: the network \
+             will learn these positions, not chess; label more positions or lower --hidden",
+            set.train.len(),
+            weights
+        );
+    }
 
     let bar = if args.quiet || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()
@@ -272,4 +284,11 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         positions / seconds.max(1e-9)
     )?;
     Ok(())
+}
+
+/// A learning rate to 3 significant digits, without the float's noise (5e-5, not
+/// 0.000050000002).
+fn rate(lr: f32) -> String {
+    let v: f64 = format!("{lr:.2e}").parse().unwrap_or(f64::from(lr));
+    format!("{v}")
 }

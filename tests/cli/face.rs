@@ -105,3 +105,48 @@ cgtest!(
         assert_eq!(dir.int("SELECT count(*) FROM runs WHERE kind = 'solve'"), 0);
     }
 );
+
+cgtest!(
+    train_warns_with_fewer_positions_than_weights_and_prints_plain_numbers,
+    |dir| {
+        dir.ok(&["import", &fixture("positions-2000.csv")]);
+        let out = dir.run(&[
+            "train", "--hidden", "4", "--epochs", "1", "--out", "t.nnue", "--quiet",
+        ]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{err}");
+        assert!(
+            err.contains("chessgraph: warning: only") && err.contains("9229 weights"),
+            "{err}"
+        );
+        assert!(stdout.contains("1 output bucket)"), "{stdout}");
+        assert!(stdout.contains("lr 0.001 → 0.00005 (cosine)"), "{stdout}");
+    }
+);
+
+cgtest!(datagen_names_endings_in_words, |dir| {
+    let out = dir.ok(&[
+        "datagen",
+        "--games",
+        "1",
+        "--nodes",
+        "50",
+        "--threads",
+        "1",
+        "--evaluator",
+        "material",
+        "--max-plies",
+        "30",
+    ]);
+    let endings = out
+        .lines()
+        .find(|l| l.starts_with("game endings: "))
+        .expect("endings line");
+    assert!(
+        endings.chars().skip(14).all(|c| !c.is_uppercase()),
+        "{endings}"
+    );
+    assert!(out.contains("1 game in"), "{out}");
+    assert!(out.contains("the source now holds 1 game,"), "{out}");
+});

@@ -157,7 +157,7 @@ cgtest!(datagen_label_train_eval_end_to_end, |dir| {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("1 output buckets") && err.contains("and 4"),
+        err.contains("1 output bucket,") && err.contains("and 4"),
         "{err}"
     );
     let net = dir.path().join("tiny.nnue");
