@@ -34,16 +34,37 @@ pub struct Args {
 
 /// Runs `chessgraph import`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    let mut conn =
-        db::open(db_path).with_context(|| format!("cannot open database {}", db_path.display()))?;
+    // A file that cannot be opened fails before the database is touched: with no input at
+    // all, no database is created.
+    let mut failed = Vec::new();
+    let mut readable = Vec::new();
+    for file in &args.files {
+        if file == Path::new("-") {
+            readable.push(file);
+            continue;
+        }
+        match std::fs::File::open(file) {
+            Ok(_) => readable.push(file),
+            Err(e) => {
+                let reason = format!("cannot open {}: {e}", file.display());
+                if args.files.len() > 1 {
+                    warn!("chessgraph: error: {reason}");
+                }
+                failed.push((file.display().to_string(), reason));
+            }
+        }
+    }
+    if readable.is_empty() {
+        return Err(nothing_read(&failed, args.files.len()));
+    }
+    let mut conn = super::open_db(db_path)?;
     let opts = ImportOptions {
         format: args.format,
         pov: args.pov,
         force: args.force,
         batch_size: args.batch_size,
     };
-    let mut failed = Vec::new();
-    for file in &args.files {
+    for file in readable {
         let progress = progress_bar(args.quiet, file);
         let result = db::import::import_file(&mut conn, file, &opts, &progress);
         progress.finish_and_clear();
@@ -54,8 +75,18 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                     .with_context(|| format!("cannot write to database {}", db_path.display()));
             }
             Err(e) => {
-                warn!("chessgraph: error: {}: {}", file.display(), error_chain(&e));
-                failed.push(file.display().to_string());
+                // The library's errors name the file; say it once.
+                let chain = error_chain(&e);
+                let name = file.display().to_string();
+                let reason = if chain.contains(&name) {
+                    chain
+                } else {
+                    format!("{name}: {chain}")
+                };
+                if args.files.len() > 1 {
+                    warn!("chessgraph: error: {reason}");
+                }
+                failed.push((name, reason));
                 continue;
             }
         };
@@ -100,7 +131,10 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         }
         // Nothing usable (every row rejected, or no row at all) fails the file.
         if summary.imported + summary.duplicates == 0 {
-            failed.push(file.display().to_string());
+            failed.push((
+                file.display().to_string(),
+                format!("nothing could be read from {}", file.display()),
+            ));
         }
     }
     // Store the new positions' train/valid/test parts now, so that the commands that only
@@ -108,9 +142,25 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     chessgraph::fit::split::ensure(&conn)
         .with_context(|| format!("cannot write to database {}", db_path.display()))?;
     if !failed.is_empty() {
-        anyhow::bail!("nothing could be read from {}", failed.join(", "));
+        return Err(nothing_read(&failed, args.files.len()));
     }
     Ok(())
+}
+
+/// The error of an import where some files gave nothing: one file's own reason, or the
+/// list of files (their reasons were printed as they came).
+fn nothing_read(failed: &[(String, String)], files: usize) -> anyhow::Error {
+    match failed {
+        [(_, reason)] if files == 1 => anyhow::anyhow!("{reason}"),
+        _ => anyhow::anyhow!(
+            "nothing could be read from {}",
+            failed
+                .iter()
+                .map(|(f, _)| f.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
 }
 
 fn progress_bar(quiet: bool, file: &Path) -> ProgressBar {

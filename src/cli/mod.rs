@@ -44,6 +44,15 @@ use std::path::Path;
 
 use anyhow::Context;
 
+/// Opens (creating if missing) the database at `path`; errors name it once.
+pub fn open_db(path: &Path) -> anyhow::Result<rusqlite::Connection> {
+    match chessgraph::db::open(path) {
+        Ok(conn) => Ok(conn),
+        Err(e @ chessgraph::Error::DatabaseIsDirectory { .. }) => Err(e.into()),
+        Err(e) => Err(e).with_context(|| format!("cannot open database {}", path.display())),
+    }
+}
+
 /// Opens the database at `path` for a command that reads what earlier commands stored; a
 /// missing file is an error that says which command makes it (`first`, e.g.
 /// "`chessgraph import FILE`"), not a silently created empty database.
@@ -51,7 +60,7 @@ pub fn open_existing(path: &Path, first: &str) -> anyhow::Result<rusqlite::Conne
     if !path.exists() {
         anyhow::bail!("no database at {} (run {first} first)", path.display());
     }
-    chessgraph::db::open(path).with_context(|| format!("cannot open database {}", path.display()))
+    open_db(path)
 }
 
 /// Opens the database at `path` for a command that only reads it: read-only, so it works
@@ -60,8 +69,11 @@ pub fn open_reading(path: &Path, first: &str) -> anyhow::Result<rusqlite::Connec
     if !path.exists() {
         anyhow::bail!("no database at {} (run {first} first)", path.display());
     }
-    chessgraph::db::open_read_only(path)
-        .with_context(|| format!("cannot open database {}", path.display()))
+    match chessgraph::db::open_read_only(path) {
+        Ok(conn) => Ok(conn),
+        Err(e @ chessgraph::Error::DatabaseIsDirectory { .. }) => Err(e.into()),
+        Err(e) => Err(e).with_context(|| format!("cannot open database {}", path.display())),
+    }
 }
 
 /// The evaluator a player uses when `--evaluator` names none: the engine plays with

@@ -235,8 +235,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         openings,
         concurrency: args.concurrency,
     };
-    let conn = chessgraph::db::open(db_path)
-        .with_context(|| format!("cannot open database {}", db_path.display()))?;
+    let conn = super::open_db(db_path)?;
     let mut sprt = match args.sprt {
         Some(params) => {
             let mut test = TournamentSprt::new(params, &t)?;

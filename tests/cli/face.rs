@@ -150,3 +150,78 @@ cgtest!(datagen_names_endings_in_words, |dir| {
     assert!(out.contains("1 game in"), "{out}");
     assert!(out.contains("the source now holds 1 game,"), "{out}");
 });
+
+cgtest!(failures_exit_1_and_usage_errors_exit_2, |dir| {
+    let out = dir.run(&["stats", "--no-such-flag"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error:") && err.contains("Usage:"), "{err}");
+    let err = fails(&dir, &["stats"]);
+    assert!(
+        err.starts_with("chessgraph: error: no database at"),
+        "{err}"
+    );
+});
+
+cgtest!(messages_say_what_is_wrong_once, |dir| {
+    // An illegal position's reason is said once.
+    let f = dir.create(
+        "ill.csv",
+        "fen,eval\n\
+         4k3/8/8/8/8/8/8/R3K2R b - - 0 1,3\n\
+         4k3/4R3/8/8/8/8/4r3/4K3 w - - 0 1,5\n",
+    );
+    let out = dir.ok(&["import", f.to_str().unwrap()]);
+    assert!(out.contains("illegal position: opposite check"), "{out}");
+    assert!(!out.contains("illegal position: illegal position"), "{out}");
+    // Standard input without --format: one error, the file named once.
+    let out = dir.run_stdin(&["import", "-"], b"garbage\n");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("chessgraph: error: -: cannot tell the format"),
+        "{err}"
+    );
+});
+
+cgtest!(import_of_nothing_creates_no_database, |dir| {
+    let err = fails(&dir, &["import", "nosuch.csv"]);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("cannot open nosuch.csv"), "{err}");
+    assert!(!dir.db().exists(), "an empty database was left behind");
+});
+
+cgtest!(a_directory_as_db_is_named_a_directory, |dir| {
+    std::fs::create_dir(dir.path().join("somedir")).unwrap();
+    for args in [&["stats"][..], &["import", &fixture("positions-2000.csv")]] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_chessgraph"))
+            .current_dir(dir.path())
+            .arg("--db")
+            .arg("somedir")
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("somedir is a directory"), "{args:?}: {err}");
+        assert!(!err.contains("disk I/O"), "{err}");
+    }
+});
+
+cgtest!(a_damaged_network_file_says_so, |dir| {
+    dir.create("bad.nnue", "garbage");
+    dir.create("cut.nnue", b"CGNNUE\r\nxx");
+    dir.create("bad.json", "{\"a\":");
+    let input = dir.create("p.csv", "fen,eval\n8/8/8/8/8/8/8/K1k5 w - - 0 1,0\n");
+    let input = input.to_str().unwrap();
+    for (file, what) in [
+        ("bad.nnue", "not a chessgraph network file"),
+        ("cut.nnue", "damaged network file: truncated"),
+        ("bad.json", "not a chessgraph evaluator file"),
+    ] {
+        let err = fails(&dir, &["eval", "--evaluator", file, "--input", input]);
+        assert!(err.contains(what) && !err.contains("invalid JSON"), "{err}");
+        assert_eq!(err.matches(file).count(), 2, "{err}");
+    }
+});
