@@ -1,17 +1,17 @@
 //! `chessgraph datagen`: self-play games at fixed nodes per move, stored as a source of
 //! labelled positions.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::progress::{Progress, Unit};
 use anyhow::Context;
 use chessgraph::data::openings::read_openings;
 use chessgraph::datagen::opening::{OpeningBook, Openings};
 use chessgraph::datagen::{self, Counts, Options};
 use chessgraph::db::import::GeneratedSource;
-use indicatif::{ProgressBar, ProgressStyle};
 
 /// Arguments of `chessgraph datagen`.
 #[derive(clap::Args)]
@@ -115,16 +115,12 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         todo.len()
     )?;
     out.flush()?;
-    let bar = if args.quiet || !std::io::stderr().is_terminal() {
-        ProgressBar::hidden()
-    } else {
-        let b = ProgressBar::new(todo.len() as u64);
-        b.set_style(
-            ProgressStyle::with_template("[{elapsed_precise}] [{bar:30}] {pos}/{len} games {msg}")
-                .expect("valid template"),
-        );
-        b
-    };
+    let bar = Progress::new(
+        "datagen",
+        Unit::Items("games"),
+        Some(todo.len() as u64),
+        args.quiet,
+    );
     let started = Instant::now();
     let mut counts = Counts::default();
     let mut endings = std::collections::BTreeMap::<&str, u64>::new();
@@ -151,7 +147,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             Ok(())
         },
     )?;
-    bar.finish_and_clear();
+    bar.finish();
     let summary = source.finish()?;
     // The new positions' parts, so that reading commands need not write.
     chessgraph::fit::split::ensure(&conn)?;

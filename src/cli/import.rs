@@ -1,13 +1,12 @@
 //! `chessgraph import`: load evaluated positions into the database.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
+use super::progress::{Progress, Unit};
 use anyhow::Context;
 use chessgraph::data::{Format, Pov};
 use chessgraph::db::{self, import::ImportOptions};
 use chessgraph::uci::output::error_chain;
-use indicatif::{ProgressBar, ProgressStyle};
 
 /// Arguments of `chessgraph import`.
 #[derive(clap::Args)]
@@ -67,7 +66,10 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     for file in readable {
         let progress = progress_bar(args.quiet, file);
         let result = db::import::import_file(&mut conn, file, &opts, &progress);
-        progress.finish_and_clear();
+        match &result {
+            Ok(_) => progress.finish(),
+            Err(_) => drop(progress),
+        }
         let summary = match result {
             Ok(s) => s,
             Err(chessgraph::Error::Sqlite(e)) => {
@@ -163,18 +165,11 @@ fn nothing_read(failed: &[(String, String)], files: usize) -> anyhow::Error {
     }
 }
 
-fn progress_bar(quiet: bool, file: &Path) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(0);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-        )
-        .expect("valid template")
-        .progress_chars("=> "),
-    );
-    bar.set_message(file.display().to_string());
-    bar
+fn progress_bar(quiet: bool, file: &Path) -> Progress {
+    Progress::new(
+        &format!("import {}", file.display()),
+        Unit::Bytes,
+        None,
+        quiet,
+    )
 }

@@ -31,6 +31,7 @@ pub mod heatmap;
 pub mod import;
 pub mod label;
 pub mod matches;
+pub mod progress;
 pub mod report;
 #[cfg(feature = "serve")]
 pub mod serve;

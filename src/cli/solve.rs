@@ -1,12 +1,12 @@
 //! `chessgraph solve`.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::progress::{Progress, Unit};
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressStyle};
 
 use chessgraph::data::lichess_puzzles::LichessReader;
 use chessgraph::data::puzzles::{PuzzleSet, Source};
@@ -200,7 +200,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         unreadable += counts.2;
         records.push(record);
     }
-    bar.finish_and_clear();
+    bar.finish();
     if total == 0 {
         let outside = if filtered > 0 {
             format!(", {filtered} outside --min-rating, --max-rating and --themes")
@@ -249,7 +249,7 @@ fn solve_set(
     file: String,
     set: PuzzleSet,
     contestant: &mut Contestant,
-    bar: &ProgressBar,
+    bar: &indicatif::ProgressBar,
     out: &mut impl Write,
     json: bool,
 ) -> anyhow::Result<FileResult> {
@@ -290,7 +290,7 @@ fn solve_lichess(
     mut reader: LichessReader<Box<dyn std::io::BufRead + Send>>,
     contestant: &mut Contestant,
     (filter, limit): (&Filter, Option<usize>),
-    bar: &ProgressBar,
+    bar: &indicatif::ProgressBar,
     out: &mut impl Write,
     json: bool,
 ) -> anyhow::Result<(LichessSummary, usize)> {
@@ -336,23 +336,11 @@ fn solve_lichess(
 
 /// A progress bar over the puzzles on standard error (hidden when asked or not a terminal);
 /// a counter when the number of puzzles is not known (a streamed Lichess file).
-fn progress(hidden: bool, total: Option<usize>) -> ProgressBar {
-    if hidden || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let Some(total) = total else {
-        let bar = ProgressBar::no_length();
-        bar.set_style(
-            ProgressStyle::with_template("solve {pos} puzzles {per_sec} {elapsed}")
-                .expect("valid template"),
-        );
-        return bar;
-    };
-    let bar = ProgressBar::new(total as u64);
-    bar.set_style(
-        ProgressStyle::with_template("solve [{bar:30}] {pos}/{len} puzzles {per_sec} eta {eta}")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
-    bar
+fn progress(hidden: bool, total: Option<usize>) -> Progress {
+    Progress::new(
+        "solve",
+        Unit::Items("puzzles"),
+        total.map(|n| n as u64),
+        hidden,
+    )
 }

@@ -1,16 +1,16 @@
 //! `chessgraph train`: train an NNUE on the database's labelled positions and write the
 //! network file.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use super::progress::{Progress as Bar, Unit};
 use anyhow::Context;
 use chessgraph::db::labels::LabelChoice;
 use chessgraph::fit::metrics::fit_k;
 use chessgraph::nnue::FeatureSet;
 use chessgraph::train::{self, Options, Progress, data};
-use indicatif::{ProgressBar, ProgressStyle};
 
 /// Arguments of `chessgraph train`.
 #[derive(clap::Args)]
@@ -191,25 +191,17 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         );
     }
 
-    let bar = if args.quiet || !std::io::stderr().is_terminal() {
-        ProgressBar::hidden()
-    } else {
-        let b = ProgressBar::new(0);
-        b.set_style(
-            ProgressStyle::with_template("epoch {prefix} [{bar:30}] {pos}/{len} batches {msg}")
-                .expect("valid template"),
-        );
-        b
-    };
+    let bar = Bar::new("train", Unit::Items("batches"), None, args.quiet);
     let started = Instant::now();
     let mut epoch_lines = Vec::new();
     let mut io_error = None;
     let trained = train::train(&set.train, &set.valid, &set.test, &opts, &mut |p| match p {
         Progress::Batch(epoch, done, total, loss) => {
-            bar.set_prefix(format!("{epoch}/{}", opts.epochs));
-            bar.set_length(total as u64);
-            bar.set_position(done as u64);
-            bar.set_message(format!("loss {loss:.6}"));
+            // Batches of every epoch, so that the rate is over the whole run.
+            let total = total as u64;
+            bar.set_length(total * opts.epochs as u64);
+            bar.set_position((epoch as u64).saturating_sub(1) * total + done as u64);
+            bar.set_message(format!("epoch {epoch}/{}, loss {loss:.6}", opts.epochs));
         }
         Progress::Epoch(e) => {
             let line = format!(
@@ -225,7 +217,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         }
     })
     .context("train")?;
-    bar.finish_and_clear();
+    bar.finish();
     if let Some(e) = io_error {
         return Err(e.into());
     }

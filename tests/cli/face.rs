@@ -225,3 +225,61 @@ cgtest!(a_damaged_network_file_says_so, |dir| {
         assert_eq!(err.matches(file).count(), 2, "{err}");
     }
 });
+
+cgtest!(
+    long_commands_end_with_a_summary_line_in_whole_numbers,
+    |dir| {
+        dir.ok(&["import", &fixture("positions-2000.csv")]);
+        let out = dir.run(&["analyze"]);
+        assert!(out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("analyze: "))
+            .unwrap_or_else(|| panic!("no summary line: {err}"));
+        let rate = line.rsplit_once('(').unwrap().1;
+        assert!(
+            rate.ends_with(" positions/s)") && !rate.contains('.'),
+            "{line}"
+        );
+        assert!(line.contains("1,821 positions in"), "{line}");
+        // --quiet shows nothing.
+        let out = dir.run(&["analyze", "--recompute", "--quiet"]);
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+);
+
+cgtest!(
+    tournament_prints_periodic_lines_when_stderr_is_not_a_terminal,
+    |dir| {
+        let out = dir
+            .command(&[
+                "tournament",
+                "--player",
+                "engine",
+                "--player",
+                "random:seed=2",
+                "--games",
+                "2",
+                "--movetime",
+                "40",
+                "--max-moves",
+                "10",
+            ])
+            .env("CHESSGRAPH_PROGRESS_SECS", "0.2")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{err}");
+        let periodic = err
+            .lines()
+            .filter(|l| l.starts_with("tournament: ") && l.contains(" s, "))
+            .count();
+        assert!(periodic >= 2, "{err}");
+        assert!(err.contains("tournament: 2 games in"), "{err}");
+    }
+);
