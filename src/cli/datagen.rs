@@ -172,7 +172,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         super::plural(played, "game"),
         counts.kept as f64 / secs.max(1e-9),
         counts.searched as f64 / secs.max(1e-9),
-        super::plural(summary.games as u64, "game"),
+        super::plural(summary.games, "game"),
         summary.imported,
         summary.duplicates
     )?;

@@ -231,7 +231,7 @@ mod tests {
         assert_eq!(thousands(31_408), "31,408");
         assert_eq!(thousands(1_234_567), "1,234,567");
         assert_eq!(
-            Unit::Items("positions").rate(31_408.5516),
+            Unit::Items("positions").rate(31_408.551_6),
             "31,409 positions/s"
         );
     }
