@@ -283,3 +283,57 @@ cgtest!(
         assert!(err.contains("tournament: 2 games in"), "{err}");
     }
 );
+
+cgtest!(help_is_plain_words_and_says_when_the_db_is_created, |dir| {
+    let commands = [
+        "import",
+        "analyze",
+        "stats",
+        "fit",
+        "tune",
+        "datagen",
+        "label",
+        "train",
+        "eval",
+        "export",
+        "heatmap",
+        "engine",
+        "bench",
+        "solve",
+        "match",
+        "tournament",
+        "report",
+    ];
+    for command in commands {
+        let help = String::from_utf8(dir.run(&[command, "--help"]).stdout).unwrap();
+        assert!(
+            !help.contains("[`") && !help.contains("super::") && !help.contains("crate::"),
+            "{command}: {help}"
+        );
+        let db = help
+            .lines()
+            .find(|l| l.trim_start().starts_with("--db"))
+            .unwrap();
+        assert!(!db.contains("created if missing"), "{command}: {db}");
+    }
+});
+
+cgtest!(stats_sources_table_stays_aligned, |dir| {
+    dir.ok(&["import", &fixture("positions-2000.csv")]);
+    dir.ok(&["import", &fixture("lichess-evals.jsonl")]);
+    let out = dir.ok(&["stats"]);
+    let table: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("id format"))
+        .take(3)
+        .collect();
+    assert_eq!(table.len(), 3, "{out}");
+    let path_at = table[0].find("  path").unwrap();
+    for row in &table[1..] {
+        assert_eq!(
+            row.find("  /").or(row.find("  positions")),
+            Some(path_at),
+            "{out}"
+        );
+    }
+});
