@@ -34,6 +34,12 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// The database path names a directory.
+    #[error("the database {path} is a directory; --db takes a file name")]
+    DatabaseIsDirectory {
+        /// The path given.
+        path: PathBuf,
+    },
     /// The database was made by a newer chessgraph than this one.
     #[error("database schema version {found} is newer than this chessgraph knows ({known})")]
     SchemaTooNew {

@@ -14,7 +14,7 @@ mod cli;
 #[derive(Parser)]
 #[command(name = "chessgraph", version, about)]
 struct Cli {
-    /// SQLite database file to use (created if missing).
+    /// The SQLite database file. `import`, `datagen` and `tournament` create it when missing; the commands that read it need it to exist; `solve`, `bench`, `match` and `eval --input` record their runs in it only when it exists.
     #[arg(long, global = true, default_value = "chessgraph.db")]
     db: PathBuf,
     #[command(subcommand)]

@@ -62,7 +62,15 @@ pub fn parse(fen: &str, leniency: Leniency) -> Result<Chess, FenError> {
                 .or_else(PositionError::ignore_invalid_ep_square),
         },
     };
-    result.map_err(|e| FenError::Illegal(e.to_string()))
+    // shakmaty's message starts with "illegal position: " too: say it once.
+    result.map_err(|e| {
+        let text = e.to_string();
+        FenError::Illegal(
+            text.strip_prefix("illegal position: ")
+                .unwrap_or(&text)
+                .to_owned(),
+        )
+    })
 }
 
 /// Parses a data FEN: [`parse`] with [`Leniency::DropCastling`].

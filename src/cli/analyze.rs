@@ -1,14 +1,13 @@
 //! `chessgraph analyze`: features and the attack/defense graph for stored positions.
 
-use std::io::IsTerminal;
 use std::path::Path;
 
+use super::progress::{Progress, Unit};
 use anyhow::Context;
 use chessgraph::db::{
     self,
     analyze::{AnalyzeOptions, EdgeMode},
 };
-use indicatif::{ProgressBar, ProgressStyle};
 
 /// Arguments of `chessgraph analyze`.
 #[derive(clap::Args)]
@@ -30,19 +29,7 @@ pub struct Args {
 /// Runs `chessgraph analyze`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let mut conn = super::open_existing(db_path, "`chessgraph import FILE`")?;
-    let progress = if args.quiet || !std::io::stderr().is_terminal() {
-        ProgressBar::hidden()
-    } else {
-        let bar = ProgressBar::new(0);
-        bar.set_style(
-            ProgressStyle::with_template(
-                "analyze [{bar:30}] {pos}/{len} positions {per_sec} eta {eta}",
-            )
-            .expect("valid template")
-            .progress_chars("=> "),
-        );
-        bar
-    };
+    let progress = Progress::new("analyze", Unit::Items("positions"), None, args.quiet);
     let opts = AnalyzeOptions {
         recompute: args.recompute,
         chunk_size: args.chunk_size,
@@ -50,7 +37,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     };
     let summary = db::analyze::analyze(&mut conn, &opts, &progress)
         .with_context(|| format!("analyze failed on {}", db_path.display()))?;
-    progress.finish_and_clear();
+    progress.finish();
     if summary.positions == 0 {
         if db::stats::position_count(&conn)? == 0 {
             say!(

@@ -13,8 +13,8 @@ pub struct Args {
     /// Search depth for every position.
     #[arg(long, default_value_t = bench::DEFAULT_DEPTH)]
     depth: u32,
-    /// Evaluator: a built-in name (material, simplified, seed003), an evaluator file, or one stored by `tune` in --db.
-    #[arg(long, default_value = "seed003")]
+    /// Evaluator: a built-in name (material, simplified, seed003, nnue), an evaluator or network file, or one stored by `tune` in --db. The node total is a signature of the search with this evaluator.
+    #[arg(long, default_value = chessgraph::eval::DEFAULT_EVALUATOR)]
     evaluator: String,
     /// Print the total as JSON instead of the table.
     #[arg(long)]

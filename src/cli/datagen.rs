@@ -1,17 +1,17 @@
 //! `chessgraph datagen`: self-play games at fixed nodes per move, stored as a source of
 //! labelled positions.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::progress::{Progress, Unit};
 use anyhow::Context;
 use chessgraph::data::openings::read_openings;
 use chessgraph::datagen::opening::{OpeningBook, Openings};
 use chessgraph::datagen::{self, Counts, Options};
 use chessgraph::db::import::GeneratedSource;
-use indicatif::{ProgressBar, ProgressStyle};
 
 /// Arguments of `chessgraph datagen`.
 #[derive(clap::Args)]
@@ -31,8 +31,8 @@ pub struct Args {
     /// Start positions, one FEN or EPD per line (each used once).
     #[arg(long, value_name = "FILE")]
     openings: Option<PathBuf>,
-    /// Evaluator of the playing engine: a built-in name, an evaluator or network file, or one stored in --db.
-    #[arg(long, default_value = "seed003")]
+    /// Evaluator of the playing engine: a built-in name (material, simplified, seed003, nnue), an evaluator or network file, or one stored by `tune` in --db.
+    #[arg(long, default_value = chessgraph::eval::DEFAULT_EVALUATOR)]
     evaluator: String,
     /// Worker threads, one game each [default: all cores].
     #[arg(long, value_name = "N")]
@@ -98,8 +98,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         args.win_cp,
         args.max_plies
     );
-    let mut conn = chessgraph::db::open(db_path)
-        .with_context(|| format!("cannot open database {}", db_path.display()))?;
+    let mut conn = super::open_db(db_path)?;
     let used = chessgraph::db::import::game_starts(&conn)?;
     let (mut source, resumed) = GeneratedSource::open(&mut conn, &source_name, "datagen")?;
     let stored: std::collections::HashSet<u64> = source.stored_games()?.into_iter().collect();
@@ -116,19 +115,15 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         todo.len()
     )?;
     out.flush()?;
-    let bar = if args.quiet || !std::io::stderr().is_terminal() {
-        ProgressBar::hidden()
-    } else {
-        let b = ProgressBar::new(todo.len() as u64);
-        b.set_style(
-            ProgressStyle::with_template("[{elapsed_precise}] [{bar:30}] {pos}/{len} games {msg}")
-                .expect("valid template"),
-        );
-        b
-    };
+    let bar = Progress::new(
+        "datagen",
+        Unit::Items("games"),
+        Some(todo.len() as u64),
+        args.quiet,
+    );
     let started = Instant::now();
     let mut counts = Counts::default();
-    let mut endings = std::collections::BTreeMap::<String, u64>::new();
+    let mut endings = std::collections::BTreeMap::<&str, u64>::new();
     let mut played = 0u64;
     datagen::run(
         Arc::new(evaluator),
@@ -140,7 +135,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             let (info, rows) = game.rows();
             source.write_game(&info, &rows)?;
             counts.add(&game.counts);
-            *endings.entry(format!("{:?}", game.ending)).or_default() += 1;
+            *endings.entry(game.ending.describe()).or_default() += 1;
             played += 1;
             bar.inc(1);
             let secs = started.elapsed().as_secs_f64().max(1e-9);
@@ -152,7 +147,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             Ok(())
         },
     )?;
-    bar.finish_and_clear();
+    bar.finish();
     let summary = source.finish()?;
     // The new positions' parts, so that reading commands need not write.
     chessgraph::fit::split::ensure(&conn)?;
@@ -173,10 +168,11 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     writeln!(out, "game endings: {}", endings.join(", "))?;
     writeln!(
         out,
-        "{played} games in {secs:.1} s ({:.0} positions/s kept, {:.0} searched/s); the source now holds {} games, {} new positions ({} already stored)",
+        "{} in {secs:.1} s ({:.0} positions/s kept, {:.0} searched/s); the source now holds {}, {} new positions ({} already stored)",
+        super::plural(played, "game"),
         counts.kept as f64 / secs.max(1e-9),
         counts.searched as f64 / secs.max(1e-9),
-        summary.games,
+        super::plural(summary.games, "game"),
         summary.imported,
         summary.duplicates
     )?;

@@ -10,7 +10,7 @@ use chessgraph::uci;
 /// Arguments of `chessgraph engine`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Evaluator: a built-in name (material, simplified, seed003, nnue), an evaluator or network file, or one stored by `tune` in --db [default: nnue for the engine (it beat the tuned linear evaluator at 5 s + 50 ms), seed003 — the study's evaluator — for the other players].
+    /// Evaluator: a built-in name (material, simplified, seed003, nnue), an evaluator or network file, or one stored by `tune` in --db [default: nnue for the engine; seed003, the study's evaluator, for the studies' players, which reproduce the study].
     #[arg(long)]
     evaluator: Option<String>,
     /// Who chooses the moves: `engine` (the full search), or one of the studies' players, NAME[:key=value,...] (e.g. `random:seed=2`, `minimax:depth=4`); see the README.
@@ -21,14 +21,9 @@ pub struct Args {
 /// Runs `chessgraph engine`: a UCI engine on standard input and output.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let spec = Spec::parse(&args.player)?;
-    let name = args.evaluator.unwrap_or_else(|| {
-        if spec.name == "engine" {
-            "nnue"
-        } else {
-            "seed003"
-        }
-        .to_owned()
-    });
+    let name = args
+        .evaluator
+        .unwrap_or_else(|| super::default_evaluator(&spec).to_owned());
     let evaluator = chessgraph::db::evaluators::resolve(db_path, &name)
         .with_context(|| format!("loading evaluator {name:?}"))?;
     let db = db_path.to_owned();

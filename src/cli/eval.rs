@@ -4,24 +4,22 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use std::io::IsTerminal;
-
+use super::progress::{Progress, Unit};
 use anyhow::Context;
 use chessgraph::data::{Format, Pov, ReadOptions};
 use chessgraph::db::evaluators;
 use chessgraph::db::labels::LabelChoice;
 use chessgraph::fit::split::Part;
 use chessgraph::measure::evaluate::{self, Sample};
-use indicatif::{ProgressBar, ProgressStyle};
 
 /// Arguments of `chessgraph eval`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Evaluators, comma-separated: built-in names, evaluator files, or evaluators stored by `tune`.
+    /// Evaluators, comma-separated: built-in names (material, simplified, seed003, nnue), evaluator or network files, or evaluators stored by `tune`.
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "seed003",
+        default_value = chessgraph::eval::DEFAULT_EVALUATOR,
         value_name = "E,.."
     )]
     evaluator: Vec<String>,
@@ -129,21 +127,14 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     };
     let mut reports = Vec::new();
     for (e, typed) in evals.iter().zip(&args.evaluator) {
-        let bar = if args.quiet || !std::io::stderr().is_terminal() {
-            ProgressBar::hidden()
-        } else {
-            let b = ProgressBar::new(samples.len() as u64);
-            b.set_style(
-                ProgressStyle::with_template(
-                    "{prefix} [{bar:30}] {pos}/{len} positions, {per_sec}, eta {eta}",
-                )
-                .expect("valid template"),
-            );
-            b.set_prefix(typed.clone());
-            b
-        };
+        let bar = Progress::new(
+            &format!("eval {typed}"),
+            Unit::Items("positions"),
+            Some(samples.len() as u64),
+            args.quiet,
+        );
         let scores = evaluate::score(e, &samples, args.depth, &bar);
-        bar.finish_and_clear();
+        bar.finish();
         if let Some(path) = &args.output {
             let file = std::fs::File::create(path)
                 .with_context(|| format!("cannot create {}", path.display()))?;

@@ -1,11 +1,9 @@
 //! `chessgraph export-data`: the database's tables as Parquet files.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use chessgraph::columnar::{self, ExportOptions};
-use indicatif::{ProgressBar, ProgressStyle};
 
 /// Output format of `export-data`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -38,17 +36,12 @@ pub struct Args {
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let DataFormat::Parquet = args.format;
     let conn = super::open_reading(db_path, "`chessgraph import FILE`")?;
-    let progress = if args.quiet || !std::io::stderr().is_terminal() {
-        ProgressBar::hidden()
-    } else {
-        let bar = ProgressBar::new(0);
-        bar.set_style(
-            ProgressStyle::with_template("export [{bar:30}] {pos}/{len} rows {per_sec} eta {eta}")
-                .expect("valid template")
-                .progress_chars("=> "),
-        );
-        bar
-    };
+    let progress = super::progress::Progress::new(
+        "export-data",
+        super::progress::Unit::Items("rows"),
+        None,
+        args.quiet,
+    );
     let opts = ExportOptions {
         rows_per_file: usize::try_from(args.rows_per_file).unwrap_or(usize::MAX),
         overwrite: args.overwrite,
@@ -61,7 +54,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                 args.out.display()
             )
         })?;
-    progress.finish_and_clear();
+    progress.finish();
     let positions = summary.tables.first().map_or(0, |t| t.rows).max(1);
     for t in &summary.tables {
         say!(

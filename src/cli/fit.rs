@@ -2,14 +2,14 @@
 //! classifier) on the train part of the split, print coefficients and held-out measures,
 //! store the fit in `fits`.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::progress::{Progress, Unit};
 use anyhow::Context;
 use chessgraph::db::labels::LabelChoice;
 use chessgraph::fit::moves::{MoveMetrics, MovesOptions};
 use chessgraph::fit::{Coefficient, FitRecord, Selection, Target, linear, logistic, moves};
-use indicatif::{ProgressBar, ProgressStyle};
 
 /// Arguments of `chessgraph fit`.
 #[derive(clap::Args)]
@@ -224,16 +224,7 @@ fn moves(
         seed: a.seed,
         max_iterations: a.max_iterations,
     };
-    let bar = if a.quiet || !std::io::stderr().is_terminal() {
-        ProgressBar::hidden()
-    } else {
-        let b = ProgressBar::new(0);
-        b.set_style(
-            ProgressStyle::with_template("building examples: game {pos}/{len} {wide_bar}")
-                .expect("valid template"),
-        );
-        b
-    };
+    let bar = Progress::new("fit moves: examples", Unit::Items("games"), None, a.quiet);
     let db_name = db_path.file_name().map_or_else(
         || db_path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -241,12 +232,9 @@ fn moves(
     let f = moves::run(conn, &opts, &db_name, &mut |done, total| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
-        if done == total {
-            bar.finish_and_clear();
-        }
     })
     .context("fit moves")?;
-    bar.finish_and_clear();
+    bar.finish();
     if let Some(path) = &a.out {
         f.model
             .write(path)

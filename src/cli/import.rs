@@ -1,13 +1,12 @@
 //! `chessgraph import`: load evaluated positions into the database.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
+use super::progress::{Progress, Unit};
 use anyhow::Context;
 use chessgraph::data::{Format, Pov};
 use chessgraph::db::{self, import::ImportOptions};
 use chessgraph::uci::output::error_chain;
-use indicatif::{ProgressBar, ProgressStyle};
 
 /// Arguments of `chessgraph import`.
 #[derive(clap::Args)]
@@ -34,19 +33,43 @@ pub struct Args {
 
 /// Runs `chessgraph import`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    let mut conn =
-        db::open(db_path).with_context(|| format!("cannot open database {}", db_path.display()))?;
+    // A file that cannot be opened fails before the database is touched: with no input at
+    // all, no database is created.
+    let mut failed = Vec::new();
+    let mut readable = Vec::new();
+    for file in &args.files {
+        if file == Path::new("-") {
+            readable.push(file);
+            continue;
+        }
+        match std::fs::File::open(file) {
+            Ok(_) => readable.push(file),
+            Err(e) => {
+                let reason = format!("cannot open {}: {e}", file.display());
+                if args.files.len() > 1 {
+                    warn!("chessgraph: error: {reason}");
+                }
+                failed.push((file.display().to_string(), reason));
+            }
+        }
+    }
+    if readable.is_empty() {
+        return Err(nothing_read(&failed, args.files.len()));
+    }
+    let mut conn = super::open_db(db_path)?;
     let opts = ImportOptions {
         format: args.format,
         pov: args.pov,
         force: args.force,
         batch_size: args.batch_size,
     };
-    let mut failed = Vec::new();
-    for file in &args.files {
+    for file in readable {
         let progress = progress_bar(args.quiet, file);
         let result = db::import::import_file(&mut conn, file, &opts, &progress);
-        progress.finish_and_clear();
+        match &result {
+            Ok(_) => progress.finish(),
+            Err(_) => drop(progress),
+        }
         let summary = match result {
             Ok(s) => s,
             Err(chessgraph::Error::Sqlite(e)) => {
@@ -54,8 +77,18 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                     .with_context(|| format!("cannot write to database {}", db_path.display()));
             }
             Err(e) => {
-                warn!("chessgraph: error: {}: {}", file.display(), error_chain(&e));
-                failed.push(file.display().to_string());
+                // The library's errors name the file; say it once.
+                let chain = error_chain(&e);
+                let name = file.display().to_string();
+                let reason = if chain.contains(&name) {
+                    chain
+                } else {
+                    format!("{name}: {chain}")
+                };
+                if args.files.len() > 1 {
+                    warn!("chessgraph: error: {reason}");
+                }
+                failed.push((name, reason));
                 continue;
             }
         };
@@ -76,7 +109,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             summary.duplicates,
             summary.rejected,
             if summary.games > 0 {
-                format!(", {} games", summary.games)
+                format!(", {}", super::plural(summary.games as u64, "game"))
             } else {
                 String::new()
             },
@@ -100,7 +133,10 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         }
         // Nothing usable (every row rejected, or no row at all) fails the file.
         if summary.imported + summary.duplicates == 0 {
-            failed.push(file.display().to_string());
+            failed.push((
+                file.display().to_string(),
+                format!("nothing could be read from {}", file.display()),
+            ));
         }
     }
     // Store the new positions' train/valid/test parts now, so that the commands that only
@@ -108,23 +144,32 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     chessgraph::fit::split::ensure(&conn)
         .with_context(|| format!("cannot write to database {}", db_path.display()))?;
     if !failed.is_empty() {
-        anyhow::bail!("nothing could be read from {}", failed.join(", "));
+        return Err(nothing_read(&failed, args.files.len()));
     }
     Ok(())
 }
 
-fn progress_bar(quiet: bool, file: &Path) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
+/// The error of an import where some files gave nothing: one file's own reason, or the
+/// list of files (their reasons were printed as they came).
+fn nothing_read(failed: &[(String, String)], files: usize) -> anyhow::Error {
+    match failed {
+        [(_, reason)] if files == 1 => anyhow::anyhow!("{reason}"),
+        _ => anyhow::anyhow!(
+            "nothing could be read from {}",
+            failed
+                .iter()
+                .map(|(f, _)| f.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
-    let bar = ProgressBar::new(0);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-        )
-        .expect("valid template")
-        .progress_chars("=> "),
-    );
-    bar.set_message(file.display().to_string());
-    bar
+}
+
+fn progress_bar(quiet: bool, file: &Path) -> Progress {
+    Progress::new(
+        &format!("import {}", file.display()),
+        Unit::Bytes,
+        None,
+        quiet,
+    )
 }

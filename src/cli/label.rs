@@ -1,14 +1,14 @@
 //! `chessgraph label`: label the database's positions with a UCI engine.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use super::progress::{Progress, Unit};
 use anyhow::Context;
 use chessgraph::db::labels;
 use chessgraph::label::uci::{Go, UciLabeller};
 use chessgraph::label::{self, LabelError, Labeller};
-use indicatif::{ProgressBar, ProgressStyle};
 
 /// Arguments of `chessgraph label`.
 #[derive(clap::Args)]
@@ -122,16 +122,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     )?;
     out.flush()?;
 
-    let bar = if args.quiet || !std::io::stderr().is_terminal() {
-        ProgressBar::hidden()
-    } else {
-        let b = ProgressBar::new(todo);
-        b.set_style(
-            ProgressStyle::with_template("[{elapsed_precise}] [{bar:30}] {pos}/{len} {msg}")
-                .expect("valid template"),
-        );
-        b
-    };
+    let bar = Progress::new("label", Unit::Items("positions"), Some(todo), args.quiet);
     let start = || -> Result<Box<dyn Labeller>, LabelError> {
         Ok(Box::new(UciLabeller::start(
             &command, &options, go, timeout,
@@ -149,7 +140,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             bar.set_position(c.labelled + c.failed());
             let secs = started.elapsed().as_secs_f64().max(1e-9);
             bar.set_message(format!(
-                "{} labelled, {} failed, {:.0} positions/s",
+                "{} labelled, {} failed, {:.0} labelled/s",
                 c.labelled,
                 c.failed(),
                 c.labelled as f64 / secs
@@ -157,7 +148,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         },
     )
     .with_context(|| format!("labelling with `{}`", args.engine))?;
-    bar.finish_and_clear();
+    bar.finish();
     let secs = started.elapsed().as_secs_f64();
     writeln!(
         out,
@@ -176,5 +167,15 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             "the reasons are in the label_failures table; `--retry-failed` tries those positions again"
         )?;
     }
+    anyhow::ensure!(
+        counts.labelled > 0 || counts.failed() == 0,
+        "`{}` labelled none of the {} positions tried ({} crashes, {} timeouts, {} garbage \
+         answers; the reasons are in the label_failures table)",
+        args.engine,
+        counts.failed(),
+        counts.crashed,
+        counts.timed_out,
+        counts.garbage
+    );
     Ok(())
 }

@@ -11,7 +11,7 @@ use chessgraph::measure::sprt::SprtParams;
 /// Arguments of `chessgraph match`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// First engine's command line, split at spaces (no quoting; `chessgraph` means this program) [default: chessgraph engine].
+    /// First engine's command line, split at spaces (no quoting; `chessgraph` as its first word means this program, with --db) [default: chessgraph engine].
     #[arg(long, value_name = "CMD")]
     engine1: Option<String>,
     /// Second engine's command line, split at spaces, e.g. "/usr/games/stockfish" or "chessgraph engine --evaluator material".
@@ -37,9 +37,12 @@ pub struct Args {
     /// Start positions: a file of FENs, EPD lines or FEN,eval CSV rows [default: 1,093 balanced positions from the shared sample's games, assets/openings/balanced.epd].
     #[arg(long, value_name = "FILE")]
     openings: Option<PathBuf>,
-    /// Adjudicate a draw after this many plies.
-    #[arg(long, default_value_t = 400, value_name = "N")]
-    max_plies: u32,
+    /// Adjudicate a draw when a game reaches this many moves (of each side) from its opening.
+    #[arg(long, default_value_t = 200, value_name = "N")]
+    max_moves: u32,
+    /// The same limit in plies (hidden: the older spelling, kept for scripts).
+    #[arg(long, value_name = "N", hide = true, conflicts_with = "max_moves")]
+    max_plies: Option<u32>,
     /// Write the games to this PGN file.
     #[arg(long, value_name = "FILE")]
     pgn: Option<PathBuf>,
@@ -51,7 +54,9 @@ pub struct Args {
     json: bool,
 }
 
-fn command_line(cmd: &str) -> anyhow::Result<Vec<String>> {
+/// An engine's command line split at spaces; `chessgraph` as its first word is this
+/// program, given this command's --db unless the command names one.
+fn command_line(cmd: &str, db_path: &Path) -> anyhow::Result<Vec<String>> {
     let mut words: Vec<String> = cmd.split_whitespace().map(str::to_owned).collect();
     anyhow::ensure!(!words.is_empty(), "empty engine command");
     if words[0] == "chessgraph" {
@@ -59,6 +64,9 @@ fn command_line(cmd: &str) -> anyhow::Result<Vec<String>> {
             .context("cannot find this program's path")?
             .display()
             .to_string();
+        if !words.iter().any(|w| w == "--db" || w.starts_with("--db=")) {
+            words.splice(1..1, ["--db".to_owned(), db_path.display().to_string()]);
+        }
     }
     Ok(words)
 }
@@ -74,9 +82,12 @@ fn options(list: &[String]) -> anyhow::Result<Vec<(String, String)>> {
 }
 
 /// The engines' names and how to start them, from the command line.
-fn engine_specs(args: &Args) -> anyhow::Result<([String; 2], [EngineSpec; 2])> {
+fn engine_specs(args: &Args, db_path: &Path) -> anyhow::Result<([String; 2], [EngineSpec; 2])> {
     let cmd1 = args.engine1.as_deref().unwrap_or("chessgraph engine");
-    let commands = [command_line(cmd1)?, command_line(&args.engine2)?];
+    let commands = [
+        command_line(cmd1, db_path)?,
+        command_line(&args.engine2, db_path)?,
+    ];
     let default_names = [cmd1.to_owned(), args.engine2.clone()];
     let names = match args.names.clone() {
         Some(n) => {
@@ -110,12 +121,14 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         .games
         .unwrap_or(if args.sprt.is_some() { 20_000 } else { 20 });
     anyhow::ensure!(games >= 1, "--games must be at least 1");
+    anyhow::ensure!(args.max_moves >= 1, "--max-moves must be at least 1");
+    anyhow::ensure!(args.max_plies != Some(0), "--max-plies must be at least 1");
     anyhow::ensure!(
         args.sprt.is_none() || games.is_multiple_of(2),
         "--sprt counts games in pairs (one opening, colours swapped): --games must be even, not {games}"
     );
     let tc = args.limits.time_control()?;
-    let (names, specs) = engine_specs(&args)?;
+    let (names, specs) = engine_specs(&args, db_path)?;
     let openings = match &args.openings {
         Some(path) => matches::read_openings(path)?,
         None => matches::default_openings(),
@@ -124,7 +137,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         games,
         tc,
         openings,
-        max_plies: args.max_plies,
+        max_plies: args.max_plies.unwrap_or(args.max_moves.saturating_mul(2)),
         sprt: args.sprt,
     };
     let mut pgn = match &args.pgn {
@@ -141,10 +154,10 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             .map_or(String::new(), |p| format!("SPRT {p}, at most "));
         writeln!(
             out,
-            "{} vs {}: {sprt}{} games, {}",
+            "{} vs {}: {sprt}{}, {}",
             names[0],
             names[1],
-            opts.games,
+            super::plural(opts.games as u64, "game"),
             tc.describe()
         )?;
     }
@@ -214,12 +227,12 @@ fn write_summary(out: &mut impl Write, first: &str, summary: &Summary) -> anyhow
     };
     writeln!(
         out,
-        "\n{}: +{} ={} -{} of {} games, score {:.1} %, {elo}",
+        "\n{}: +{} ={} -{} of {}, score {:.1} %, {elo}",
         first,
         summary.wins,
         summary.draws,
         summary.losses,
-        summary.games,
+        super::plural(summary.games as u64, "game"),
         100.0 * summary.score,
     )?;
     writeln!(

@@ -31,6 +31,7 @@ pub mod heatmap;
 pub mod import;
 pub mod label;
 pub mod matches;
+pub mod progress;
 pub mod report;
 #[cfg(feature = "serve")]
 pub mod serve;
@@ -44,6 +45,15 @@ use std::path::Path;
 
 use anyhow::Context;
 
+/// Opens (creating if missing) the database at `path`; errors name it once.
+pub fn open_db(path: &Path) -> anyhow::Result<rusqlite::Connection> {
+    match chessgraph::db::open(path) {
+        Ok(conn) => Ok(conn),
+        Err(e @ chessgraph::Error::DatabaseIsDirectory { .. }) => Err(e.into()),
+        Err(e) => Err(e).with_context(|| format!("cannot open database {}", path.display())),
+    }
+}
+
 /// Opens the database at `path` for a command that reads what earlier commands stored; a
 /// missing file is an error that says which command makes it (`first`, e.g.
 /// "`chessgraph import FILE`"), not a silently created empty database.
@@ -51,7 +61,7 @@ pub fn open_existing(path: &Path, first: &str) -> anyhow::Result<rusqlite::Conne
     if !path.exists() {
         anyhow::bail!("no database at {} (run {first} first)", path.display());
     }
-    chessgraph::db::open(path).with_context(|| format!("cannot open database {}", path.display()))
+    open_db(path)
 }
 
 /// Opens the database at `path` for a command that only reads it: read-only, so it works
@@ -60,9 +70,26 @@ pub fn open_reading(path: &Path, first: &str) -> anyhow::Result<rusqlite::Connec
     if !path.exists() {
         anyhow::bail!("no database at {} (run {first} first)", path.display());
     }
-    chessgraph::db::open_read_only(path)
-        .with_context(|| format!("cannot open database {}", path.display()))
+    match chessgraph::db::open_read_only(path) {
+        Ok(conn) => Ok(conn),
+        Err(e @ chessgraph::Error::DatabaseIsDirectory { .. }) => Err(e.into()),
+        Err(e) => Err(e).with_context(|| format!("cannot open database {}", path.display())),
+    }
 }
+
+/// The evaluator a player uses when `--evaluator` names none: the engine plays with
+/// [`chessgraph::eval::DEFAULT_EVALUATOR`]; the studies' players reproduce the study, so
+/// they use its evaluator, `seed003`.
+pub fn default_evaluator(spec: &chessgraph::players::Spec) -> &'static str {
+    if spec.name == "engine" {
+        chessgraph::eval::DEFAULT_EVALUATOR
+    } else {
+        STUDY_EVALUATOR
+    }
+}
+
+/// The PUC-Rio study's evaluator, which its players use unless told otherwise.
+pub const STUDY_EVALUATOR: &str = "seed003";
 
 /// Records a command's summary in the `runs` table of the database at `path` for
 /// `chessgraph report`, when that database exists (measuring commands never create one).
@@ -80,6 +107,11 @@ pub fn record_run(path: &Path, kind: &str, label: &str, summary: &impl serde::Se
             chessgraph::uci::output::error_chain(&e)
         );
     }
+}
+
+/// `n` and the noun, with an `s` unless `n` is 1: "1 game", "4 games".
+pub fn plural(n: u64, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
 /// A metric with `decimals` places, or `-` when it is undefined (an empty part, no

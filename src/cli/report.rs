@@ -32,8 +32,16 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     };
     let md = report::render(&conn, db_path, &opts).context("cannot read the database")?;
     match args.out {
-        Some(path) => std::fs::write(&path, md)
-            .with_context(|| format!("cannot write the report to {}", path.display()))?,
+        Some(path) => {
+            std::fs::write(&path, &md)
+                .with_context(|| format!("cannot write the report to {}", path.display()))?;
+            say!(
+                "wrote {} ({} lines, {} sections)",
+                path.display(),
+                md.lines().count(),
+                md.lines().filter(|l| l.starts_with("## ")).count()
+            )?;
+        }
         None => {
             use std::io::Write;
             std::io::stdout().lock().write_all(md.as_bytes())?;

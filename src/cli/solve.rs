@@ -1,12 +1,12 @@
 //! `chessgraph solve`.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::progress::{Progress, Unit};
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressStyle};
 
 use chessgraph::data::lichess_puzzles::LichessReader;
 use chessgraph::data::puzzles::{PuzzleSet, Source};
@@ -30,6 +30,9 @@ pub struct Args {
     /// Who solves: `engine` (mate problems by the mate search, best-move puzzles by the full search) or any player, NAME[:key=value,...] (e.g. `random:seed=1`, `minimax:depth=4`), whose mate-problem moves the mate search referees.
     #[arg(long, default_value = "engine", value_name = "SPEC")]
     player: String,
+    /// The player's evaluator: a built-in name (material, simplified, seed003, nnue), an evaluator or network file, or one stored by `tune` in --db [default: nnue for the engine; seed003, the study's evaluator, for the studies' players, which reproduce the study].
+    #[arg(long)]
+    evaluator: Option<String>,
     /// Time limit per puzzle in milliseconds (mate search: default no limit, search until solved; players: default 1000 unless --depth or --nodes is given).
     #[arg(long, value_name = "MS")]
     movetime: Option<u64>,
@@ -68,10 +71,15 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(args.nodes != Some(0), "--nodes must be at least 1");
     anyhow::ensure!(args.limit != Some(0), "--limit must be at least 1");
     let spec = Spec::parse(&args.player)?;
-    let seed003 = chessgraph::db::evaluators::resolve(db_path, "seed003")?;
+    let name = args
+        .evaluator
+        .clone()
+        .unwrap_or_else(|| super::default_evaluator(&spec).to_owned());
+    let evaluator = chessgraph::db::evaluators::resolve(db_path, &name)
+        .with_context(|| format!("loading evaluator {name:?}"))?;
     let db = db_path.to_owned();
     let resolve = move |s: &str| chessgraph::db::evaluators::resolve(&db, s);
-    let player = players::build(&spec, Arc::new(seed003), &resolve)
+    let player = players::build(&spec, Arc::new(evaluator), &resolve)
         .with_context(|| format!("--player {}", args.player))?;
     let movetime = args.movetime.map(Duration::from_millis);
     let limits = Limits {
@@ -89,6 +97,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     // when `mate_search` is true.
     let run_info = serde_json::json!({
         "player": contestant.name(),
+        "evaluator": name,
         "mate_search": spec.name == "engine",
         "movetime_ms": limits.movetime.map(|d| d.as_millis() as u64),
         "depth": limits.depth,
@@ -138,9 +147,13 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     let start = Instant::now();
     let mut records = Vec::with_capacity(sources.len());
-    let (mut solved, mut total, mut unreadable) = (0, 0, 0);
+    let (mut solved, mut total, mut unreadable, mut filtered) = (0, 0, 0, 0);
     for (file, source) in sources {
         let (record, counts) = match source {
+            Source::Set(set) if set.puzzles.is_empty() => {
+                unreadable += set.bad.len();
+                continue;
+            }
             Source::Set(set) => {
                 let result = solve_set(file, set, &mut contestant, &bar, &mut out, args.json)?;
                 let counts = (result.solved(), result.attempted(), result.bad.len());
@@ -153,7 +166,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                 run["mate_search"] = false.into();
                 run["filter"] = filter.to_json();
                 run["limit"] = args.limit.into();
-                let summary = solve_lichess(
+                let (summary, outside) = solve_lichess(
                     &file,
                     reader,
                     &mut contestant,
@@ -162,6 +175,11 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                     &mut out,
                     args.json,
                 )?;
+                filtered += outside;
+                if summary.all.total == 0 {
+                    unreadable += summary.unreadable;
+                    continue;
+                }
                 let all = &summary.all;
                 let counts = (all.solved, all.total, summary.unreadable);
                 (summary.record(&run), counts)
@@ -182,16 +200,23 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         unreadable += counts.2;
         records.push(record);
     }
-    bar.finish_and_clear();
-    anyhow::ensure!(
-        total > 0,
-        "no puzzle could be read from {} ({unreadable} unreadable)",
-        args.input
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    bar.finish();
+    if total == 0 {
+        let outside = if filtered > 0 {
+            format!(", {filtered} outside --min-rating, --max-rating and --themes")
+        } else {
+            String::new()
+        };
+        anyhow::bail!(
+            "no puzzle could be read from {} ({unreadable} unreadable{outside}); nothing solved \
+             or recorded",
+            args.input
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     let elapsed = start.elapsed().as_secs_f64();
     if args.json {
         let mut v = run_info.clone();
@@ -224,7 +249,7 @@ fn solve_set(
     file: String,
     set: PuzzleSet,
     contestant: &mut Contestant,
-    bar: &ProgressBar,
+    bar: &indicatif::ProgressBar,
     out: &mut impl Write,
     json: bool,
 ) -> anyhow::Result<FileResult> {
@@ -258,25 +283,19 @@ fn solve_set(
 }
 
 /// Solves a Lichess puzzle file row by row (the filter's puzzles, at most `limit`),
-/// warning about bad rows as they come; prints the misses and the tables.
+/// warning about bad rows as they come; prints the misses and the tables when a puzzle was
+/// tried. Returns the summary and the number of puzzles the filter left out.
 fn solve_lichess(
     file: &str,
     mut reader: LichessReader<Box<dyn std::io::BufRead + Send>>,
     contestant: &mut Contestant,
     (filter, limit): (&Filter, Option<usize>),
-    bar: &ProgressBar,
+    bar: &indicatif::ProgressBar,
     out: &mut impl Write,
     json: bool,
-) -> anyhow::Result<LichessSummary> {
-    if !json {
-        writeln!(
-            out,
-            "== {file}: Lichess puzzles{}; player {}",
-            limit.map_or(String::new(), |n| format!(" (the first {n})")),
-            contestant.name()
-        )?;
-    }
+) -> anyhow::Result<(LichessSummary, usize)> {
     let mut summary = LichessSummary::default();
+    let mut outside = 0;
     while limit.is_none_or(|n| summary.all.total < n) {
         let Some(item) = reader.next() else { break };
         match item {
@@ -298,34 +317,30 @@ fn solve_lichess(
                 summary.add(contestant.attempt_line(&puzzle));
                 bar.inc(1);
             }
-            Ok(Ok(_)) => {}
+            Ok(Ok(_)) => outside += 1,
         }
     }
-    if !json {
-        bar.suspend(|| write!(out, "{summary}"))?;
+    if !json && summary.all.total > 0 {
+        bar.suspend(|| {
+            writeln!(
+                out,
+                "== {file}: Lichess puzzles{}; player {}",
+                limit.map_or(String::new(), |n| format!(" (the first {n})")),
+                contestant.name()
+            )?;
+            write!(out, "{summary}")
+        })?;
     }
-    Ok(summary)
+    Ok((summary, outside))
 }
 
 /// A progress bar over the puzzles on standard error (hidden when asked or not a terminal);
 /// a counter when the number of puzzles is not known (a streamed Lichess file).
-fn progress(hidden: bool, total: Option<usize>) -> ProgressBar {
-    if hidden || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let Some(total) = total else {
-        let bar = ProgressBar::no_length();
-        bar.set_style(
-            ProgressStyle::with_template("solve {pos} puzzles {per_sec} {elapsed}")
-                .expect("valid template"),
-        );
-        return bar;
-    };
-    let bar = ProgressBar::new(total as u64);
-    bar.set_style(
-        ProgressStyle::with_template("solve [{bar:30}] {pos}/{len} puzzles {per_sec} eta {eta}")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
-    bar
+fn progress(hidden: bool, total: Option<usize>) -> Progress {
+    Progress::new(
+        "solve",
+        Unit::Items("puzzles"),
+        total.map(|n| n as u64),
+        hidden,
+    )
 }

@@ -89,15 +89,23 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         }
     }
     if !s.sources.is_empty() {
+        // The format column as wide as its longest name (`lichess-evals`).
+        let fw = s
+            .sources
+            .iter()
+            .map(|src| src.format.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max("format".len());
         writeln!(
             out,
-            "\n{:>3} {:<6} {:>9} {:>9} {:>9} {:>8}  path",
+            "\n{:>3} {:<fw$} {:>9} {:>9} {:>9} {:>8}  path",
             "id", "format", "read", "imported", "dups", "rejected"
         )?;
         for src in &s.sources {
             writeln!(
                 out,
-                "{:>3} {:<6} {:>9} {:>9} {:>9} {:>8}  {}{}",
+                "{:>3} {:<fw$} {:>9} {:>9} {:>9} {:>8}  {}{}",
                 src.id,
                 src.format,
                 src.rows_read,

@@ -5,13 +5,13 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use super::progress::{Progress, Unit};
 use anyhow::Context;
 use chessgraph::db::tournaments::GameRow;
 use chessgraph::measure::matches::{self, EngineSpec};
 use chessgraph::measure::sprt::{Sprt, SprtParams, SprtReport, Verdict};
 use chessgraph::measure::tournament::{self, Participant, Tournament};
 use chessgraph::players::Spec;
-use indicatif::{ProgressBar, ProgressStyle};
 
 /// Arguments of `chessgraph tournament`.
 #[derive(clap::Args)]
@@ -235,8 +235,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         openings,
         concurrency: args.concurrency,
     };
-    let conn = chessgraph::db::open(db_path)
-        .with_context(|| format!("cannot open database {}", db_path.display()))?;
+    let conn = super::open_db(db_path)?;
     let mut sprt = match args.sprt {
         Some(params) => {
             let mut test = TournamentSprt::new(params, &t)?;
@@ -325,12 +324,12 @@ fn write_run(
             };
             writeln!(
                 out,
-                "\nplayed {} games in {:.1} s ({rate:.2} games/s); {} of the {} scheduled were stored before; {} games stored in all",
-                summary.played,
+                "\nplayed {} in {:.1} s ({rate:.2} games/s); {} of the {} scheduled were stored before; {} stored in all",
+                super::plural(summary.played as u64, "game"),
                 summary.seconds,
                 summary.already_played,
                 summary.scheduled,
-                stored_games
+                super::plural(stored_games as u64, "game")
             )?;
         }
         None => writeln!(
@@ -357,17 +356,7 @@ fn play(
 ) -> anyhow::Result<tournament::RunSummary> {
     let silent = args.quiet || args.json;
     let terminal = std::io::stderr().is_terminal();
-    let bar = if silent || !terminal {
-        ProgressBar::hidden()
-    } else {
-        let b = ProgressBar::new(0);
-        b.set_style(
-            ProgressStyle::with_template("[{elapsed_precise}] [{bar:30}] {pos}/{len} games {msg}")
-                .expect("valid template")
-                .progress_chars("=> "),
-        );
-        b
-    };
+    let bar = Progress::new("tournament", Unit::Items("games"), None, silent);
     let mut last_line: Option<Instant> = None;
     let summary = tournament::run(conn, t, &mut |p| {
         bar.set_length(p.todo as u64);
@@ -390,6 +379,6 @@ fn play(
         verdict.is_none()
     })
     .context("tournament")?;
-    bar.finish_and_clear();
+    bar.finish();
     Ok(summary)
 }

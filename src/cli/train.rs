@@ -1,16 +1,16 @@
 //! `chessgraph train`: train an NNUE on the database's labelled positions and write the
 //! network file.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use super::progress::{Progress as Bar, Unit};
 use anyhow::Context;
 use chessgraph::db::labels::LabelChoice;
 use chessgraph::fit::metrics::fit_k;
 use chessgraph::nnue::FeatureSet;
 use chessgraph::train::{self, Options, Progress, data};
-use indicatif::{ProgressBar, ProgressStyle};
 
 /// Arguments of `chessgraph train`.
 #[derive(clap::Args)]
@@ -162,15 +162,15 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let threads = rayon::current_num_threads();
     writeln!(
         out,
-        "training {} → {} → 1 (SCReLU, {} inputs, {} output bucket(s)) for {} epochs, batch {}, AdamW lr {} → {} (cosine), weight decay {}, λ {}, mirroring {}, seed {}, {} threads",
+        "training {} → {} → 1 (SCReLU, {} inputs, {}) for {} epochs, batch {}, AdamW lr {} → {} (cosine), weight decay {}, λ {}, mirroring {}, seed {}, {} threads",
         opts.features.inputs(),
         opts.hidden,
         format!("{:?}", opts.features).to_lowercase(),
-        opts.buckets,
+        super::plural(opts.buckets as u64, "output bucket"),
         opts.epochs,
         opts.batch,
-        opts.lr,
-        opts.lr * opts.final_lr,
+        rate(opts.lr),
+        rate(opts.lr * opts.final_lr),
         opts.weight_decay,
         opts.lambda,
         if opts.mirror { "on" } else { "off" },
@@ -178,26 +178,30 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         threads
     )?;
     out.flush()?;
-
-    let bar = if args.quiet || !std::io::stderr().is_terminal() {
-        ProgressBar::hidden()
-    } else {
-        let b = ProgressBar::new(0);
-        b.set_style(
-            ProgressStyle::with_template("epoch {prefix} [{bar:30}] {pos}/{len} batches {msg}")
-                .expect("valid template"),
+    // As `tune` warns: with fewer positions than weights, the network learns the positions,
+    // not chess.
+    let weights =
+        opts.features.inputs() * opts.hidden + opts.hidden + opts.buckets * (2 * opts.hidden + 1);
+    if set.train.len() < weights {
+        warn!(
+            "chessgraph: warning: only {} training positions for {} weights: the network \
+             will learn these positions, not chess; label more positions or lower --hidden",
+            set.train.len(),
+            weights
         );
-        b
-    };
+    }
+
+    let bar = Bar::new("train", Unit::Items("batches"), None, args.quiet);
     let started = Instant::now();
     let mut epoch_lines = Vec::new();
     let mut io_error = None;
     let trained = train::train(&set.train, &set.valid, &set.test, &opts, &mut |p| match p {
         Progress::Batch(epoch, done, total, loss) => {
-            bar.set_prefix(format!("{epoch}/{}", opts.epochs));
-            bar.set_length(total as u64);
-            bar.set_position(done as u64);
-            bar.set_message(format!("loss {loss:.6}"));
+            // Batches of every epoch, so that the rate is over the whole run.
+            let total = total as u64;
+            bar.set_length(total * opts.epochs as u64);
+            bar.set_position((epoch as u64).saturating_sub(1) * total + done as u64);
+            bar.set_message(format!("epoch {epoch}/{}, loss {loss:.6}", opts.epochs));
         }
         Progress::Epoch(e) => {
             let line = format!(
@@ -213,7 +217,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         }
     })
     .context("train")?;
-    bar.finish_and_clear();
+    bar.finish();
     if let Some(e) = io_error {
         return Err(e.into());
     }
@@ -272,4 +276,11 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         positions / seconds.max(1e-9)
     )?;
     Ok(())
+}
+
+/// A learning rate to 3 significant digits, without the float's noise (5e-5, not
+/// 0.000050000002).
+fn rate(lr: f32) -> String {
+    let v: f64 = format!("{lr:.2e}").parse().unwrap_or(f64::from(lr));
+    format!("{v}")
 }

@@ -1,16 +1,16 @@
 //! `chessgraph tune`: Texel-tune the tapered evaluator on the stored positions, store it
 //! and optionally write it as an evaluator file.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use super::progress::{Progress, Unit};
 use anyhow::Context;
 use chessgraph::db::evaluators;
 use chessgraph::db::labels::LabelChoice;
 use chessgraph::fit::split::Part;
 use chessgraph::tune::{self, Options, TuneTarget};
-use indicatif::{ProgressBar, ProgressStyle};
 
 /// Arguments of `chessgraph tune`.
 #[derive(clap::Args)]
@@ -125,15 +125,12 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         load_start.elapsed().as_secs_f64()
     )?;
 
-    let bar = if args.quiet || !std::io::stderr().is_terminal() {
-        ProgressBar::hidden()
-    } else {
-        let b = ProgressBar::new(opts.max_steps as u64);
-        b.set_style(
-            ProgressStyle::with_template("step {pos}/{len} {wide_msg}").expect("valid template"),
-        );
-        b
-    };
+    let bar = Progress::new(
+        "tune",
+        Unit::Items("steps"),
+        Some(opts.max_steps as u64),
+        args.quiet,
+    );
     let mut step_lines = Vec::new();
     let tuned = tune::tune(&set, &opts, &mut |s| {
         let line = format!(
@@ -145,7 +142,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         step_lines.push(line);
     })
     .context("tune")?;
-    bar.finish_and_clear();
+    bar.finish();
     if tuned.k_positions > 0 {
         writeln!(
             out,

@@ -104,6 +104,19 @@ pub enum Ending {
     Length,
 }
 
+impl Ending {
+    /// The ending in words, for people: "checkmate", "draw by rule", …
+    pub fn describe(self) -> &'static str {
+        match self {
+            Ending::Checkmate => "checkmate",
+            Ending::DrawByRule => "draw by rule",
+            Ending::WinAdjudicated => "win adjudicated",
+            Ending::DrawAdjudicated => "draw adjudicated",
+            Ending::Length => "draw at the ply cap",
+        }
+    }
+}
+
 /// One finished game.
 #[derive(Clone, Debug)]
 pub struct Game {

@@ -37,6 +37,7 @@ pub const APPLICATION_ID: i32 = 0x4348_4752;
 /// Opens (creating if needed) the database at `path` and brings its schema up to date.
 /// Refuses a SQLite file that is not chessgraph's instead of adding tables to it.
 pub fn open(path: &Path) -> Result<Connection> {
+    refuse_directory(path)?;
     let conn = Connection::open(path)?;
     check_ours(&conn, path)?;
     configure(&conn)?;
@@ -53,6 +54,7 @@ pub fn open(path: &Path) -> Result<Connection> {
 /// WAL's side files is opened immutable).
 pub fn open_read_only(path: &Path) -> Result<Connection> {
     use rusqlite::OpenFlags;
+    refuse_directory(path)?;
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI;
     let dir_writable = path
         .parent()
@@ -139,6 +141,16 @@ fn check_ours(conn: &Connection, path: &Path) -> Result<()> {
         path.display(),
         shown.join(", ")
     )))
+}
+
+/// A directory is not a database: SQLite would say "disk I/O error".
+fn refuse_directory(path: &Path) -> Result<()> {
+    if path.is_dir() {
+        return Err(crate::Error::DatabaseIsDirectory {
+            path: path.to_owned(),
+        });
+    }
+    Ok(())
 }
 
 /// Opens an in-memory database with the full schema (tests, scratch work).

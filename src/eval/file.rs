@@ -306,7 +306,15 @@ pub fn parse(text: &str, path: &Path) -> Result<Evaluator> {
     };
     // Check the header first so that a file of another kind or version gets a clear
     // message instead of a complaint about the first missing term.
-    let value: Value = serde_json::from_str(text).map_err(json_err)?;
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        bad(
+            path,
+            format!(
+                "not a chessgraph evaluator file (JSON from `chessgraph export` or `tune --out`) \
+                 nor a network file: {e}"
+            ),
+        )
+    })?;
     let Some(obj) = value.as_object() else {
         return Err(bad(path, "not a JSON object"));
     };

@@ -391,10 +391,23 @@ impl Evaluator {
             let net = Network::from_bytes(&bytes, &path.display().to_string()).map_err(|e| {
                 Error::EvaluatorFile {
                     path: path.to_owned(),
-                    reason: e.to_string(),
+                    reason: match e {
+                        crate::nnue::NetworkError::Format { reason, .. } => {
+                            format!("damaged network file: {reason}")
+                        }
+                        other => other.to_string(),
+                    },
                 }
             })?;
             return Ok(Evaluator::from_network(name, net));
+        }
+        if path.extension().is_some_and(|x| x == "nnue") {
+            return Err(Error::EvaluatorFile {
+                path: path.to_owned(),
+                reason: "not a chessgraph network file (it does not begin with the CGNNUE \
+                         header; `chessgraph train` writes them)"
+                    .into(),
+            });
         }
         file::load(path)
     }

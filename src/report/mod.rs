@@ -297,7 +297,11 @@ fn runs_section(conn: &Connection, md: &mut String) -> Result<()> {
             continue;
         }
         let _ = writeln!(md, "## {title}\n");
-        summary_table(&runs, md);
+        if *kind == "solve" {
+            puzzles_table(&runs, md);
+        } else {
+            summary_table(&runs, md);
+        }
     }
     Ok(())
 }
@@ -333,6 +337,63 @@ fn tournaments_section(conn: &Connection, md: &mut String) -> Result<()> {
         let _ = writeln!(md, "{}", standings.markdown());
     }
     Ok(())
+}
+
+/// The `solve` runs as a compact table: the file's name, who solved under which limit, the
+/// score and the time per puzzle (the full records are in the `runs` table).
+fn puzzles_table(list: &[runs::Run], md: &mut String) {
+    let _ = writeln!(
+        md,
+        "| file | player | limit | solved | rate | ms per puzzle | date |\n\
+         | --- | --- | --- | ---: | ---: | ---: | --- |"
+    );
+    for run in list {
+        let s = &run.summary;
+        let file = s["file"].as_str().map_or_else(
+            || run.label.clone(),
+            |f| {
+                Path::new(f)
+                    .file_name()
+                    .map_or_else(|| f.to_owned(), |n| n.to_string_lossy().into_owned())
+            },
+        );
+        let player = s["player"].as_str().unwrap_or("engine");
+        let mut limit = Vec::new();
+        if s["mate_search"].as_bool() == Some(true) {
+            limit.push("mate search".to_owned());
+        }
+        if let Some(ms) = s["movetime_ms"].as_u64() {
+            limit.push(format!("{} ms", group(ms as i64)));
+        }
+        if let Some(d) = s["depth"].as_u64() {
+            limit.push(format!("depth {d}"));
+        }
+        if let Some(n) = s["nodes"].as_u64() {
+            limit.push(format!("{} nodes", group(n as i64)));
+        }
+        let solved = s["solved"].as_u64().unwrap_or(0);
+        let attempted = s["attempted"].as_u64().unwrap_or(0);
+        let rate = if attempted > 0 {
+            format!("{:.1} %", 100.0 * solved as f64 / attempted as f64)
+        } else {
+            String::new()
+        };
+        let ms = ["ms_per_puzzle", "bm_ms_per_position", "median_ms"]
+            .iter()
+            .find(|k| s[**k].is_number())
+            .map_or_else(String::new, |k| num(&s[*k], 3));
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {}/{} | {rate} | {ms} | {} |",
+            file.replace('|', "\\|"),
+            player.replace('|', "\\|"),
+            limit.join(", "),
+            group(solved as i64),
+            group(attempted as i64),
+            run.created_at
+        );
+    }
+    let _ = writeln!(md);
 }
 
 /// The runs as one table: a row per run, a column per scalar summary key.
@@ -484,15 +545,21 @@ mod tests {
             &conn,
             "solve",
             "mates.epd",
-            &serde_json::json!({"solved": 165, "total": 166, "median_ms": 0.02, "lines": [1]}),
+            &serde_json::json!({"file": "/data/sets/mates.epd", "player": "engine",
+                "mate_search": true, "solved": 165, "attempted": 166, "median_ms": 0.02,
+                "lines": [1]}),
         )
         .unwrap();
         let md = render(&conn, Path::new("x.db"), &Options::default()).unwrap();
         assert!(md.contains("## Puzzles"), "{md}");
         assert!(
-            md.contains("| run | solved | total | median_ms | date |"),
+            md.contains("| file | player | limit | solved | rate | ms per puzzle | date |"),
             "{md}"
         );
-        assert!(md.contains("| mates.epd | 165 | 166 | 0.02000 |"), "{md}");
+        assert!(
+            md.contains("| mates.epd | engine | mate search | 165/166 | 99.4 % | 0.0200 |"),
+            "{md}"
+        );
+        assert!(!md.contains("/data/sets"), "{md}");
     }
 }

@@ -183,11 +183,12 @@ pub fn train(
         }
         Some(net) => {
             return Err(Error::Invalid(format!(
-                "the starting network has {} inputs, {} hidden units and {} output buckets, \
+                "the starting network has {} inputs, {} hidden units and {} output bucket{}, \
                  the training asks for {}, {} and {}",
                 net.features().inputs(),
                 net.hidden(),
                 net.buckets(),
+                if net.buckets() == 1 { "" } else { "s" },
                 set.inputs(),
                 opts.hidden,
                 opts.buckets

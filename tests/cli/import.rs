@@ -332,7 +332,7 @@ cgtest!(unwritable_database_fails, |dir| {
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot open database"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("adir is a directory"));
 });
 
 /// Positions, games, rejects and source counters: what "the same DB" means here.

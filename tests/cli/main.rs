@@ -8,6 +8,7 @@ mod analyze;
 mod engine;
 #[cfg(feature = "parquet")]
 mod export_data;
+mod face;
 mod import;
 mod learn;
 mod lichess;

@@ -179,8 +179,8 @@ cgtest!(match_pgn_carries_the_engines_scores_for_import, |dir| {
         "2",
         "--depth",
         "2",
-        "--max-plies",
-        "12",
+        "--max-moves",
+        "6",
         "--pgn",
         "scored.pgn",
     ]);

@@ -157,7 +157,7 @@ cgtest!(datagen_label_train_eval_end_to_end, |dir| {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("1 output buckets") && err.contains("and 4"),
+        err.contains("1 output bucket,") && err.contains("and 4"),
         "{err}"
     );
     let net = dir.path().join("tiny.nnue");
@@ -171,6 +171,19 @@ cgtest!(datagen_label_train_eval_end_to_end, |dir| {
     assert!(out.contains("tiny"), "{out}");
 });
 
+/// Runs a `label` that gives up on every position: it exits 1 with one error saying so;
+/// returns its standard output (the counts).
+fn labelled_none(dir: &Dir, args: &[&str]) -> String {
+    let out = dir.run(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+    assert!(
+        err.contains("chessgraph: error:") && err.contains("labelled none of the"),
+        "{err}"
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 cgtest!(label_errors_are_clear, |dir| {
     dir.ok(&["import", &fixture("three-games.pgn")]);
     // A program that does not exist: one error naming it, nothing recorded as failed.
@@ -180,11 +193,15 @@ cgtest!(label_errors_are_clear, |dir| {
     assert!(err.contains("/nonexistent/engine"), "{err}");
     assert_eq!(dir.int("SELECT count(*) FROM label_failures"), 0);
 
-    // An engine that dies on `go`: every position is tried twice and given up, counted.
+    // An engine that dies on `go`: every position is tried twice and given up, counted,
+    // and a run that labelled nothing fails.
     let crash = labeller(&dir, "crash.sh", "echo 'dying' >&2; exit 3");
-    let out = dir.ok(&[
-        "label", "--engine", &crash, "--name", "crash", "--jobs", "1",
-    ]);
+    let out = labelled_none(
+        &dir,
+        &[
+            "label", "--engine", &crash, "--name", "crash", "--jobs", "1",
+        ],
+    );
     let n = dir.int("SELECT count(*) FROM positions");
     assert!(
         out.contains(&format!("gave up on {n} ({n} crashes")),
@@ -203,9 +220,12 @@ cgtest!(label_errors_are_clear, |dir| {
 
     // Garbage: a bestmove without any score.
     let babble = labeller(&dir, "babble.sh", "echo 'bestmove e2e4'");
-    let out = dir.ok(&[
-        "label", "--engine", &babble, "--name", "babble", "--limit", "2",
-    ]);
+    let out = labelled_none(
+        &dir,
+        &[
+            "label", "--engine", &babble, "--name", "babble", "--limit", "2",
+        ],
+    );
     assert!(
         out.contains("gave up on 2 (0 crashes, 0 timeouts, 2 garbage"),
         "{out}"
@@ -213,17 +233,20 @@ cgtest!(label_errors_are_clear, |dir| {
 
     // A labeller that hangs: the timeout restarts it.
     let sleepy = labeller(&dir, "sleepy.sh", "sleep 5");
-    let out = dir.ok(&[
-        "label",
-        "--engine",
-        &sleepy,
-        "--name",
-        "sleepy",
-        "--limit",
-        "1",
-        "--timeout",
-        "0.3",
-    ]);
+    let out = labelled_none(
+        &dir,
+        &[
+            "label",
+            "--engine",
+            &sleepy,
+            "--name",
+            "sleepy",
+            "--limit",
+            "1",
+            "--timeout",
+            "0.3",
+        ],
+    );
     assert!(out.contains("1 timeouts"), "{out}");
 });
 

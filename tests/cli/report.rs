@@ -58,12 +58,20 @@ cgtest!(report_shows_solve_and_bench_runs, |dir| {
         .execute_batch("CREATE TABLE scratch (x); DROP TABLE scratch;")
         .unwrap();
     dir.ok(&["solve", "--input", &fixture("puzzles-games.pgn")]);
-    dir.ok(&["bench", "--depth", "3"]);
+    dir.ok(&["bench", "--depth", "3", "--evaluator", "seed003"]);
     let md = dir.ok(&["report"]);
+    // A compact table of file names: no absolute paths, no column per summary key.
     assert!(
-        md.contains("## Puzzles") && md.contains("mate2_solved"),
+        md.contains("## Puzzles") && md.contains("| puzzles-games.pgn | engine"),
         "{md}"
     );
+    let puzzles = md.split("## Puzzles").nth(1).unwrap();
+    let header = puzzles.lines().find(|l| l.starts_with('|')).unwrap();
+    assert_eq!(header.matches('|').count(), 8, "{header}");
+    assert!(!puzzles.contains(env!("CARGO_MANIFEST_DIR")), "{md}");
+    // report --out says what it wrote.
+    let said = dir.ok(&["report", "--out", "r.md"]);
+    assert!(said.starts_with("wrote r.md ("), "{said}");
     assert!(
         md.contains("## Engine benchmark") && md.contains("evaluator seed003"),
         "{md}"
