@@ -18,9 +18,10 @@ use serde::Serialize;
 use shakmaty::{Chess, Color, EnPassantMode, Position};
 
 use crate::chess::fen::normalized_fen;
+use crate::chess::{game, hash};
 use crate::data::{GameInfo, GameResult, Label, Row};
 use crate::eval::Evaluator;
-use crate::search::{Limits, Score, Searcher, hash};
+use crate::search::{Limits, Score, Searcher};
 
 use opening::OpeningBook;
 
@@ -169,15 +170,11 @@ pub fn play_game(searcher: &mut Searcher, index: u64, start: Chess, opts: &Optio
     };
     let mut ply = 0u32;
     let (result, ending) = loop {
-        if pos.legal_moves().is_empty() {
-            break if pos.is_check() {
-                (winner(!pos.turn()), Ending::Checkmate)
-            } else {
-                (GameResult::Draw, Ending::DrawByRule)
+        if let Some(end) = game::outcome(&pos, &keys[..keys.len() - 1]) {
+            break match end.winner {
+                Some(c) => (winner(c), Ending::Checkmate),
+                None => (GameResult::Draw, Ending::DrawByRule),
             };
-        }
-        if pos.is_insufficient_material() || pos.halfmoves() >= 100 || threefold(&keys) {
-            break (GameResult::Draw, Ending::DrawByRule);
         }
         if ply >= opts.max_plies {
             break (GameResult::Draw, Ending::Length);
@@ -255,13 +252,6 @@ fn winner(c: Color) -> GameResult {
         Color::White => GameResult::WhiteWins,
         Color::Black => GameResult::BlackWins,
     }
-}
-
-/// Whether the last position occurred twice before (positions since the last capture or
-/// pawn move are all a repetition can reach, but a full scan is cheap at game length).
-fn threefold(keys: &[u64]) -> bool {
-    let last = keys[keys.len() - 1];
-    keys.iter().filter(|&&k| k == last).count() >= 3
 }
 
 /// Plays games `todo` on `threads` workers, handing each finished game to `sink` on the

@@ -13,10 +13,10 @@ use serde_json::json;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move, Position};
 
+use crate::chess::hash;
 pub use crate::data::lichess_puzzles::LichessPuzzle;
 use crate::players::Player;
 use crate::search::Limits;
-use crate::search::hash;
 
 /// How one of the player's moves compares with the line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -22,8 +22,9 @@ use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
 use super::Player;
 use super::stopping::Stopping;
+use crate::chess::hash;
 use crate::eval::Evaluator;
-use crate::search::{Control, Info, Limits, MATE, Quiescence, Score, SearchResult, hash};
+use crate::search::{Control, Info, Limits, MATE, Quiescence, Score, SearchResult};
 
 /// Plays the move whose reply position the quiescence search likes best.
 pub struct GreedyPlayer {

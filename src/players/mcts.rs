@@ -32,8 +32,9 @@ use shakmaty::{Chess, Color, Move, Position};
 use super::Player;
 use super::random::Rng;
 use super::stopping::Stopping;
+use crate::chess::hash;
 use crate::eval::{EVAL_LIMIT, Evaluator};
-use crate::search::{Control, Info, Limits, MATE, Score, SearchResult, hash};
+use crate::search::{Control, Info, Limits, MATE, Score, SearchResult};
 
 /// Default number of iterations.
 pub const DEFAULT_ITERATIONS: u64 = 3_000;

@@ -28,9 +28,10 @@ use shakmaty::{Chess, Color, Move, MoveList, Position};
 
 use super::Player;
 use super::stopping::Stopping;
+use crate::chess::hash;
 use crate::eval::Evaluator;
 use crate::search::see::value;
-use crate::search::{Control, INF, Info, Limits, MATE, MATE_BOUND, Score, SearchResult, hash};
+use crate::search::{Control, INF, Info, Limits, MATE, MATE_BOUND, Score, SearchResult};
 
 /// The default depth (plies).
 pub const DEFAULT_DEPTH: u32 = 4;

@@ -8,6 +8,7 @@ use shakmaty::uci::UciMove;
 use super::mate::MateLimits;
 use super::tt::{score_from_tt, score_to_tt};
 use super::*;
+use crate::chess::hash;
 use crate::eval::Evaluator;
 
 fn pos(fen: &str) -> Chess {

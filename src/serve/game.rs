@@ -8,7 +8,9 @@ use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::chess::fen::to_fen;
-use crate::search::{Info, Score, hash};
+use crate::chess::game::outcome;
+use crate::chess::hash;
+use crate::search::{Info, Score};
 
 /// The engine's view of the position as it thinks (or as it last thought).
 #[derive(Debug, Clone, Default)]
@@ -88,34 +90,6 @@ pub(super) fn thought(pos: &Chess, turn: Color, info: &Info) -> Thought {
     }
 }
 
-/// How the game ended, if it did: result and termination.
-pub(super) fn outcome(pos: &Chess, history: &[u64]) -> Option<(&'static str, &'static str)> {
-    if pos.is_checkmate() {
-        return Some((
-            if pos.turn() == Color::White {
-                "0-1"
-            } else {
-                "1-0"
-            },
-            "checkmate",
-        ));
-    }
-    if pos.is_stalemate() {
-        return Some(("1/2-1/2", "stalemate"));
-    }
-    if pos.is_insufficient_material() {
-        return Some(("1/2-1/2", "insufficient material"));
-    }
-    if pos.halfmoves() >= 100 {
-        return Some(("1/2-1/2", "fifty-move rule"));
-    }
-    let key = hash::key(pos);
-    if history.iter().filter(|&&k| k == key).count() >= 2 {
-        return Some(("1/2-1/2", "threefold repetition"));
-    }
-    None
-}
-
 fn color_name(c: Color) -> &'static str {
     match c {
         Color::White => "white",
@@ -133,7 +107,7 @@ fn score_json(score: Score) -> Value {
 /// A game as the API shows it.
 pub(super) fn state(id: u64, game: &Game) -> Value {
     let (pos, keys) = game.replay();
-    let over = outcome(&pos, &keys);
+    let over = outcome(&pos, &keys).map(|e| (e.result(), e.termination.words()));
     let mut sans = Vec::with_capacity(game.moves.len());
     let mut p = game.start.clone();
     for &m in &game.moves {

@@ -14,9 +14,10 @@ use serde_json::{Value, json};
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Position};
 
-use super::game::{Game, Status, outcome, state, thought, white_view};
+use super::game::{Game, Status, state, thought, white_view};
 use super::http::ApiError;
 use crate::chess::fen::{Leniency, parse};
+use crate::chess::game::outcome;
 use crate::players::Player;
 use crate::search::{Control, Info, Limits};
 

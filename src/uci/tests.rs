@@ -8,8 +8,8 @@ use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Position};
 
 use super::*;
+use crate::chess::hash;
 use crate::eval::Evaluator;
-use crate::search::hash;
 
 #[test]
 fn parse_commands() {

@@ -18,12 +18,12 @@ use std::time::{Duration, Instant};
 
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, KnownOutcome, Move, Outcome, Position};
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position};
 
+use crate::chess::{game, hash};
 use crate::engines::client::Engine;
 use crate::engines::info::{Analysis, parse_info};
 use crate::measure::sprt::{Sprt, SprtParams};
-use crate::search::hash;
 use crate::{Error, Result};
 
 /// How an engine is started and configured.
@@ -264,29 +264,9 @@ fn play(
     }
     loop {
         // Rules first: the position on the board may already be over.
-        if let Outcome::Known(outcome) = pos.outcome() {
-            let (score, why) = match outcome {
-                KnownOutcome::Decisive { winner } => (
-                    if winner == Color::White { 1.0 } else { 0.0 },
-                    Termination::Checkmate,
-                ),
-                KnownOutcome::Draw if pos.is_stalemate() => (0.5, Termination::Stalemate),
-                KnownOutcome::Draw => (0.5, Termination::InsufficientMaterial),
-            };
-            return (record(moves, &mut evals, score, why), None);
-        }
-        let last = *keys.last().expect("start key");
-        if keys.iter().filter(|&&k| k == last).count() >= 3 {
-            return (
-                record(moves, &mut evals, 0.5, Termination::Repetition),
-                None,
-            );
-        }
-        if pos.halfmoves() >= 100 {
-            return (
-                record(moves, &mut evals, 0.5, Termination::FiftyMoves),
-                None,
-            );
+        if let Some(end) = game::outcome(&pos, &keys[..keys.len() - 1]) {
+            let why = Termination::Rule(end.termination);
+            return (record(moves, &mut evals, end.white_score(), why), None);
         }
         if moves.len() >= max_plies as usize {
             return (record(moves, &mut evals, 0.5, Termination::MaxPlies), None);
@@ -477,7 +457,7 @@ mod tests {
             moves,
             evals: Vec::new(),
             white_score: 0.0,
-            termination: Termination::Checkmate,
+            termination: Termination::Rule(game::Termination::Checkmate),
         };
         assert_eq!(g.score_of(0), 1.0);
         let pgn = g.pgn(["A", "B"], "1+0");

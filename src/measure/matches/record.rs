@@ -6,21 +6,15 @@ use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Color, EnPassantMode, Move, Position};
 
+use crate::chess::game::Termination as RuleEnd;
 use crate::engines::info::Analysis;
 
 /// Why a game ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Termination {
-    /// Checkmate.
-    Checkmate,
-    /// Stalemate.
-    Stalemate,
-    /// Neither side can mate.
-    InsufficientMaterial,
-    /// The same position a third time.
-    Repetition,
-    /// Fifty moves without a capture or a pawn move.
-    FiftyMoves,
+    /// By a rule of chess: checkmate, stalemate, insufficient material, fifty moves,
+    /// threefold repetition.
+    Rule(RuleEnd),
     /// Adjudicated a draw at the ply limit.
     MaxPlies,
     /// An engine played an illegal or unreadable move (the text).
@@ -35,11 +29,7 @@ impl Termination {
     /// Short name for output and the PGN `Termination` tag.
     pub fn describe(&self) -> String {
         match self {
-            Termination::Checkmate => "checkmate".into(),
-            Termination::Stalemate => "stalemate".into(),
-            Termination::InsufficientMaterial => "insufficient material".into(),
-            Termination::Repetition => "threefold repetition".into(),
-            Termination::FiftyMoves => "fifty-move rule".into(),
+            Termination::Rule(t) => t.words().into(),
             Termination::MaxPlies => "adjudicated draw (ply limit)".into(),
             Termination::IllegalMove(m) => format!("illegal move {m:?}"),
             Termination::TimeForfeit => "time forfeit".into(),
