@@ -5,4 +5,5 @@
 pub mod fen;
 pub mod game;
 pub mod hash;
+pub mod pgn;
 pub mod rng;

@@ -10,6 +10,7 @@ use shakmaty::{Chess, Color, Move, Position};
 use crate::chess::fen::to_fen;
 use crate::chess::game::outcome;
 use crate::chess::hash;
+use crate::chess::pgn::Record;
 use crate::search::{Info, Score};
 
 /// The engine's view of the position as it thinks (or as it last thought).
@@ -161,49 +162,23 @@ pub(super) fn state(id: u64, game: &Game) -> Value {
     })
 }
 
-/// The game as PGN: SAN moves, the start position in a `FEN` tag when it is not the
-/// standard one.
+/// The game as PGN ([`crate::chess::pgn`]).
 fn pgn(game: &Game, result: &str) -> String {
     let engine = format!("chessgraph {} ({})", game.player, game.evaluator);
     let (white, black) = match game.human {
         Color::White => ("you", engine.as_str()),
         Color::Black => (engine.as_str(), "you"),
     };
-    let mut out = format!(
-        "[Event \"chessgraph serve\"]\n[White \"{}\"]\n[Black \"{}\"]\n[Result \"{result}\"]\n",
-        white.replace('"', "'"),
-        black.replace('"', "'")
-    );
-    if game.start != Chess::default() {
-        out.push_str(&format!(
-            "[SetUp \"1\"]\n[FEN \"{}\"]\n",
-            to_fen(&game.start)
-        ));
+    Record {
+        roster: &[
+            ("Event", "chessgraph serve"),
+            ("White", white),
+            ("Black", black),
+        ],
+        extra: &[],
+        start: &game.start,
+        moves: &game.moves,
+        result,
     }
-    out.push('\n');
-    let mut pos = game.start.clone();
-    let mut line = String::new();
-    for (i, &m) in game.moves.iter().enumerate() {
-        let number = if pos.turn() == Color::White {
-            format!("{}. ", pos.fullmoves())
-        } else if i == 0 {
-            format!("{}... ", pos.fullmoves())
-        } else {
-            String::new()
-        };
-        let token = format!(
-            "{number}{} ",
-            SanPlus::from_move_and_play_unchecked(&mut pos, m)
-        );
-        if line.len() + token.len() > 80 {
-            out.push_str(line.trim_end());
-            out.push('\n');
-            line.clear();
-        }
-        line.push_str(&token);
-    }
-    line.push_str(result);
-    out.push_str(&line);
-    out.push('\n');
-    out
+    .write()
 }

@@ -2,11 +2,10 @@
 //! summary, and the Elo estimate.
 
 use serde::Serialize;
-use shakmaty::fen::Fen;
-use shakmaty::san::SanPlus;
-use shakmaty::{Chess, Color, EnPassantMode, Move, Position};
+use shakmaty::{Chess, Color, Move, Position};
 
 use crate::chess::game::Termination as RuleEnd;
+use crate::chess::pgn::Record;
 use crate::engines::info::Analysis;
 
 /// Why a game ended.
@@ -106,7 +105,7 @@ pub struct PgnGame<'a> {
     pub white: &'a str,
     /// Black's name.
     pub black: &'a str,
-    /// Start position (the `FEN` tag).
+    /// Start position (the `SetUp` and `FEN` tags when it is not the standard one).
     pub start: &'a Chess,
     /// The moves, legal from `start`.
     pub moves: &'a [Move],
@@ -121,55 +120,33 @@ pub struct PgnGame<'a> {
 }
 
 impl PgnGame<'_> {
-    /// The game as PGN (SAN moves, the start position in a `FEN` tag).
+    /// The game as PGN ([`crate::chess::pgn`]), followed by a blank line.
     pub fn to_pgn(&self) -> String {
-        let fen = Fen::from_position(self.start, EnPassantMode::Legal);
-        let tag = |s: &str| s.replace(['"', '\\'], "'");
-        let mut out = format!(
-            "[Event \"{}\"]\n[Round \"{}\"]\n[White \"{}\"]\n[Black \"{}\"]\n\
-             [Result \"{}\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]\n[TimeControl \"{}\"]\n\
-             [PlyCount \"{}\"]\n[Termination \"{}\"]\n\n",
-            tag(self.event),
-            self.round,
-            tag(self.white),
-            tag(self.black),
-            self.result,
-            tag(self.tc),
-            self.moves.len(),
-            tag(self.termination),
-        );
-        let mut pos = self.start.clone();
-        let mut line = String::new();
-        let mut commented = false;
-        for (i, &m) in self.moves.iter().enumerate() {
-            let number = if pos.turn() == Color::White {
-                format!("{}. ", pos.fullmoves())
-            } else if i == 0 || commented {
-                format!("{}... ", pos.fullmoves())
-            } else {
-                String::new()
-            };
-            let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
+        let (round, plies) = (self.round.to_string(), self.moves.len().to_string());
+        let mut text = Record {
+            roster: &[
+                ("Event", self.event),
+                ("Round", &round),
+                ("White", self.white),
+                ("Black", self.black),
+            ],
+            extra: &[
+                ("TimeControl", self.tc),
+                ("PlyCount", &plies),
+                ("Termination", self.termination),
+            ],
+            start: self.start,
+            moves: self.moves,
+            result: self.result,
+        }
+        .write_with_comments(|i, after| {
             // The score of the search made in the position this move leads to: the
             // position after the move is labelled, as in Lichess's PGN.
-            let eval = self.evals.get(i + 1).copied().flatten();
-            let comment = eval
-                .map(|a| format!("{{ [%eval {}] }} ", eval_comment(a, pos.turn())))
-                .unwrap_or_default();
-            commented = eval.is_some();
-            for token in [format!("{number}{san} "), comment] {
-                if line.len() + token.len() > 80 {
-                    out.push_str(line.trim_end());
-                    out.push('\n');
-                    line.clear();
-                }
-                line.push_str(&token);
-            }
-        }
-        line.push_str(self.result);
-        out.push_str(&line);
-        out.push_str("\n\n");
-        out
+            let eval = self.evals.get(i + 1).copied().flatten()?;
+            Some(format!("[%eval {}]", eval_comment(eval, after.turn())))
+        });
+        text.push('\n');
+        text
     }
 }
 
