@@ -15,9 +15,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::Serialize;
-use shakmaty::{Chess, Color, EnPassantMode, Position};
+use shakmaty::{Chess, Color, Position};
 
-use crate::chess::fen::normalized_fen;
+use crate::chess::fen::{normalized_fen, to_fen};
 use crate::chess::{game, hash};
 use crate::data::{GameInfo, GameResult, Label, Row};
 use crate::eval::Evaluator;
@@ -201,12 +201,7 @@ pub fn play_game(searcher: &mut Searcher, index: u64, start: Chess, opts: &Optio
             counts.mate_score += 1;
         } else {
             counts.kept += 1;
-            positions.push((
-                normalized_fen(&pos),
-                shakmaty::fen::Fen::from_position(&pos, EnPassantMode::Legal).to_string(),
-                white_cp,
-                ply,
-            ));
+            positions.push((normalized_fen(&pos), to_fen(&pos), white_cp, ply));
         }
         // Adjudication on the searched score.
         let sign = white_cp.signum();

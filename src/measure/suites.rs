@@ -15,12 +15,12 @@ use std::fmt;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use shakmaty::fen::Epd;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, EnPassantMode, Move};
+use shakmaty::{CastlingMode, Move};
 
 use super::lichess::{LichessPuzzle, LineReport};
 use super::puzzles::{Puzzle, SolveReport, Solver, play_mate};
+use crate::chess::fen::normalized_fen;
 use crate::data::notation::san;
 use crate::players::Player;
 use crate::search::Limits;
@@ -114,7 +114,7 @@ impl MoveReport {
         MoveReport {
             id: puzzle.id.clone(),
             line: puzzle.line,
-            epd: Epd::from_position(pos, EnPassantMode::Legal).to_string(),
+            epd: normalized_fen(pos),
             expected: expected.join(" "),
             best_uci: ucis(&puzzle.best_moves),
             avoid_uci: ucis(&puzzle.avoid_moves),

@@ -89,7 +89,7 @@ impl Player for Script {
         _limits: &Limits,
         _info: &mut dyn FnMut(&Info),
     ) -> SearchResult {
-        let fen = shakmaty::fen::Fen::from_position(pos, shakmaty::EnPassantMode::Legal);
+        let fen = crate::chess::fen::to_fen(pos);
         self.asked.push((fen.to_string(), history.len()));
         let best = (!self.moves.is_empty())
             .then(|| self.moves.remove(0))

@@ -16,10 +16,10 @@ pub use record::{GameRecord, PgnGame, Summary, Termination, elo};
 
 use std::time::{Duration, Instant};
 
-use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position};
+use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
+use crate::chess::fen::to_fen;
 use crate::chess::{game, hash};
 use crate::engines::client::Engine;
 use crate::engines::info::{Analysis, parse_info};
@@ -236,7 +236,7 @@ fn play(
     let mut pos = start.clone();
     let mut moves = Vec::new();
     let mut keys = vec![hash::key(&pos)];
-    let start_fen = Fen::from_position(start, EnPassantMode::Legal).to_string();
+    let start_fen = to_fen(start);
     let (mut clock, increment, period) = match tc {
         TimeControl::Clock {
             base,

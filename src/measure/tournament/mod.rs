@@ -19,12 +19,12 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use rusqlite::Connection;
-use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+use shakmaty::{CastlingMode, Chess, Position};
 
 use crate::fit::ratings::table::CrossTable;
 
+use crate::chess::fen::to_fen;
 use crate::db::tournaments::{self as store, GameRow};
 use crate::engines::client::Engine;
 use crate::measure::matches::{self, EngineSpec, GameRecord, PgnGame, TimeControl};
@@ -70,7 +70,7 @@ impl Tournament {
     pub fn settings(&self) -> serde_json::Value {
         let mut hash: u64 = 0xcbf2_9ce4_8422_2325; // FNV-1a
         for pos in &self.openings {
-            let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
+            let fen = to_fen(pos);
             for b in fen.bytes().chain([b'\n']) {
                 hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
             }
@@ -343,7 +343,7 @@ fn game_row(t: &Tournament, p: &Pairing, g: &GameRecord, loser: Option<usize>) -
         white: name(g.white),
         black: name(1 - g.white),
         opening: p.opening(t.openings.len()) as u32,
-        start_fen: Fen::from_position(&g.start, EnPassantMode::Legal).to_string(),
+        start_fen: to_fen(&g.start),
         moves: moves.join(" "),
         result: g.result().to_owned(),
         termination: g.termination.describe(),
