@@ -105,7 +105,6 @@ pub fn outcome(pos: &Chess, history: &[u64]) -> Option<GameEnd> {
 mod tests {
     use super::*;
     use crate::chess::fen::{Leniency, parse};
-    use shakmaty::uci::UciMove;
 
     fn pos(fen: &str) -> Chess {
         parse(fen, Leniency::Strict).unwrap()
@@ -151,7 +150,7 @@ mod tests {
         let mut ends = Vec::new();
         for uci in shuffle.iter().cycle().take(8) {
             history.push(hash::key(&p));
-            let m = uci.parse::<UciMove>().unwrap().to_move(&p).unwrap();
+            let m = crate::chess::moves::parse_uci(&p, uci).unwrap();
             p.play_unchecked(m);
             ends.push(outcome(&p, &history).map(|e| e.termination));
         }

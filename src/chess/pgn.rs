@@ -103,7 +103,6 @@ mod tests {
     use super::*;
     use crate::chess::fen::{Leniency, parse};
     use pgn_reader::{RawTag, Reader, SanPlus as ReadSan, Visitor};
-    use shakmaty::uci::UciMove;
     use std::ops::ControlFlow;
 
     /// Tags (decoded) and SAN moves as pgn-reader reads them.
@@ -140,7 +139,7 @@ mod tests {
         let mut pos = start.clone();
         ucis.iter()
             .map(|u| {
-                let m = u.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+                let m = crate::chess::moves::parse_uci(&pos, u).unwrap();
                 pos.play_unchecked(m);
                 m
             })

@@ -10,6 +10,7 @@ use shakmaty::{Chess, Color, Move, Position};
 use crate::chess::fen::to_fen;
 use crate::chess::game::outcome;
 use crate::chess::hash;
+use crate::chess::moves::uci;
 use crate::chess::pgn::Record;
 use crate::search::{Info, Score};
 
@@ -112,7 +113,7 @@ pub(super) fn state(id: u64, game: &Game) -> Value {
     let mut sans = Vec::with_capacity(game.moves.len());
     let mut p = game.start.clone();
     for &m in &game.moves {
-        let uci = m.to_uci(shakmaty::CastlingMode::Standard).to_string();
+        let uci = uci(&m);
         let san = SanPlus::from_move_and_play_unchecked(&mut p, m).to_string();
         sans.push(json!({ "uci": uci, "san": san }));
     }
@@ -124,10 +125,7 @@ pub(super) fn state(id: u64, game: &Game) -> Value {
         (None, Status::Thinking) => "thinking",
     };
     let legal: Vec<String> = if status == "your-move" {
-        pos.legal_moves()
-            .iter()
-            .map(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string())
-            .collect()
+        pos.legal_moves().iter().map(uci).collect()
     } else {
         Vec::new()
     };

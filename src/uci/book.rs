@@ -149,10 +149,9 @@ pub fn to_bytes(entries: &[BookEntry]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::uci::UciMove;
 
     fn mv(pos: &Chess, uci: &str) -> Move {
-        uci.parse::<UciMove>().unwrap().to_move(pos).unwrap()
+        crate::chess::moves::parse_uci(pos, uci).unwrap()
     }
 
     #[test]

@@ -186,7 +186,7 @@ fn session_book_move() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("b.bin");
     let start = Chess::default();
-    let d4 = "d2d4".parse::<UciMove>().unwrap().to_move(&start).unwrap();
+    let d4 = crate::chess::moves::parse_uci(&start, "d2d4").unwrap();
     std::fs::write(
         &path,
         book::to_bytes(&[book::BookEntry {

@@ -16,10 +16,10 @@ pub use record::{GameRecord, PgnGame, Summary, Termination, elo};
 
 use std::time::{Duration, Instant};
 
-use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Color, Move, Position};
+use shakmaty::{Chess, Color, Move, Position};
 
 use crate::chess::fen::to_fen;
+use crate::chess::moves::uci;
 use crate::chess::{game, hash};
 use crate::engines::client::Engine;
 use crate::engines::info::{Analysis, parse_info};
@@ -285,7 +285,7 @@ fn play(
             position.push_str(" moves");
             for &m in &moves {
                 position.push(' ');
-                position.push_str(&UciMove::from_move(m, CastlingMode::Standard).to_string());
+                position.push_str(&uci(&m));
             }
         }
         let (go, timeout) = go_command(tc, &clock, increment, period, moves.len(), side);
@@ -336,11 +336,7 @@ fn play(
             }
         }
         let text = line.split_whitespace().nth(1).unwrap_or("").to_owned();
-        let m = text
-            .parse::<UciMove>()
-            .ok()
-            .and_then(|u| u.to_move(&pos).ok());
-        let Some(m) = m else {
+        let Some(m) = crate::chess::moves::parse_uci(&pos, &text) else {
             return (
                 record(moves, &mut evals, loss, Termination::IllegalMove(text)),
                 Some(mover),
@@ -446,7 +442,7 @@ mod tests {
         let mut pos = start.clone();
         let mut moves = Vec::new();
         for uci in ["f2f3", "e7e5", "g2g4", "d8h4"] {
-            let m = uci.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+            let m = crate::chess::moves::parse_uci(&pos, uci).unwrap();
             pos.play_unchecked(m);
             moves.push(m);
         }

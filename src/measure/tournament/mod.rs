@@ -19,9 +19,9 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use rusqlite::Connection;
-use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Position};
+use shakmaty::{Chess, Position};
 
+use crate::chess::moves::uci;
 use crate::fit::ratings::table::CrossTable;
 
 use crate::chess::fen::to_fen;
@@ -331,11 +331,7 @@ fn worker(
 fn game_row(t: &Tournament, p: &Pairing, g: &GameRecord, loser: Option<usize>) -> GameRow {
     let seats = [p.a, p.b];
     let name = |seat: usize| t.participants[seats[seat]].name.clone();
-    let moves: Vec<String> = g
-        .moves
-        .iter()
-        .map(|&m| UciMove::from_move(m, CastlingMode::Standard).to_string())
-        .collect();
+    let moves: Vec<String> = g.moves.iter().map(uci).collect();
     GameRow {
         player_a: name(0),
         player_b: name(1),
@@ -370,10 +366,7 @@ pub fn pgn(games: &[GameRow], event: &str, tc: &str) -> Result<String> {
         let mut pos = start.clone();
         let mut moves = Vec::new();
         for text in g.moves.split_whitespace() {
-            let m = text
-                .parse::<UciMove>()
-                .ok()
-                .and_then(|u| u.to_move(&pos).ok())
+            let m = crate::chess::moves::parse_uci(&pos, text)
                 .ok_or_else(|| bad(format!("move {text:?} is not legal")))?;
             pos.play_unchecked(m);
             moves.push(m);
