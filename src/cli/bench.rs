@@ -36,9 +36,10 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let json = args.json;
     let total = bench::run(Arc::new(evaluator), args.depth, &mut |line| {
         if io_result.is_ok() && !json {
-            let best = line.result.best.map_or("0000".to_owned(), |m| {
-                shakmaty::uci::UciMove::from_standard(m).to_string()
-            });
+            let best = line
+                .result
+                .best
+                .map_or("0000".to_owned(), |m| chessgraph::chess::moves::uci(&m));
             io_result = writeln!(
                 out,
                 "{:>2} {:>10} nodes {:>6} ms  bestmove {:<5} score {:<9} {}",

@@ -293,10 +293,7 @@ mod tests {
         assert!(p.opening_tags.is_empty());
         // The puzzle starts after Black's f2g3; White is to move.
         assert_eq!(p.position.turn(), shakmaty::Color::White);
-        assert_eq!(
-            UciMove::from_move(p.setup, shakmaty::CastlingMode::Standard).to_string(),
-            "f2g3"
-        );
+        assert_eq!(crate::chess::moves::uci(&p.setup), "f2g3");
     }
 
     #[test]

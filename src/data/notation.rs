@@ -13,7 +13,7 @@ pub fn parse_move(pos: &Chess, text: &str) -> Result<Move, String> {
     let san = SanPlus::from_ascii(text.as_bytes()).map(|s| s.san.to_move(pos));
     let readings: Vec<Move> = [
         san.as_ref().ok().and_then(|r| r.as_ref().ok().copied()),
-        uci_move(pos, text),
+        crate::chess::moves::parse_uci(pos, text),
         lan_move(pos, text),
     ]
     .into_iter()
@@ -30,11 +30,6 @@ pub fn parse_move(pos: &Chess, text: &str) -> Result<Move, String> {
             _ => Err("not a move in SAN, UCI or long algebraic notation".to_owned()),
         },
     }
-}
-
-/// A move in UCI notation (`g1f3`, `e7e8q`), if the text is one and it is legal.
-fn uci_move(pos: &Chess, text: &str) -> Option<Move> {
-    UciMove::from_ascii(text.as_bytes()).ok()?.to_move(pos).ok()
 }
 
 /// A move in long algebraic notation: optional piece letter, from square, `-` or `x`, to

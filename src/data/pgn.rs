@@ -10,12 +10,11 @@ use std::io::BufRead;
 use std::ops::ControlFlow;
 
 use pgn_reader::{KnownOutcome, Outcome, RawComment, RawTag, Reader, SanPlus, Skip, Visitor};
-use shakmaty::fen::Fen;
-use shakmaty::{Chess, EnPassantMode, Position};
+use shakmaty::{Chess, Position};
 
 use super::{GameInfo, GameResult, Item, Label, Reject, Row, Sink};
 use crate::Result;
-use crate::chess::fen::normalized_fen;
+use crate::chess::fen::{normalized_fen, to_fen};
 
 /// Reads PGN games from `input` into `sink`.
 pub fn read(input: impl BufRead, sink: &mut dyn Sink) -> Result<()> {
@@ -205,7 +204,7 @@ impl Visitor for GameVisitor {
         match parse_eval(eval).and_then(|l| super::check_label(l, &game.pos)) {
             Ok(label) => self.items.push(Item::Row(Row {
                 line: self.line,
-                fen_input: Fen::from_position(&game.pos, EnPassantMode::Legal).to_string(),
+                fen_input: to_fen(&game.pos),
                 fen: normalized_fen(&game.pos),
                 label,
                 result: game.result,

@@ -15,12 +15,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::Serialize;
-use shakmaty::{Chess, Color, EnPassantMode, Position};
+use shakmaty::{Chess, Color, Position};
 
-use crate::chess::fen::normalized_fen;
+use crate::chess::fen::{normalized_fen, to_fen};
+use crate::chess::{game, hash};
 use crate::data::{GameInfo, GameResult, Label, Row};
 use crate::eval::Evaluator;
-use crate::search::{Limits, Score, Searcher, hash};
+use crate::search::{Limits, Score, Searcher};
 
 use opening::OpeningBook;
 
@@ -182,15 +183,11 @@ pub fn play_game(searcher: &mut Searcher, index: u64, start: Chess, opts: &Optio
     };
     let mut ply = 0u32;
     let (result, ending) = loop {
-        if pos.legal_moves().is_empty() {
-            break if pos.is_check() {
-                (winner(!pos.turn()), Ending::Checkmate)
-            } else {
-                (GameResult::Draw, Ending::DrawByRule)
+        if let Some(end) = game::outcome(&pos, &keys[..keys.len() - 1]) {
+            break match end.winner {
+                Some(c) => (winner(c), Ending::Checkmate),
+                None => (GameResult::Draw, Ending::DrawByRule),
             };
-        }
-        if pos.is_insufficient_material() || pos.halfmoves() >= 100 || threefold(&keys) {
-            break (GameResult::Draw, Ending::DrawByRule);
         }
         if ply >= opts.max_plies {
             break (GameResult::Draw, Ending::Length);
@@ -217,12 +214,7 @@ pub fn play_game(searcher: &mut Searcher, index: u64, start: Chess, opts: &Optio
             counts.mate_score += 1;
         } else {
             counts.kept += 1;
-            positions.push((
-                normalized_fen(&pos),
-                shakmaty::fen::Fen::from_position(&pos, EnPassantMode::Legal).to_string(),
-                white_cp,
-                ply,
-            ));
+            positions.push((normalized_fen(&pos), to_fen(&pos), white_cp, ply));
         }
         // Adjudication on the searched score.
         let sign = white_cp.signum();
@@ -268,13 +260,6 @@ fn winner(c: Color) -> GameResult {
         Color::White => GameResult::WhiteWins,
         Color::Black => GameResult::BlackWins,
     }
-}
-
-/// Whether the last position occurred twice before (positions since the last capture or
-/// pawn move are all a repetition can reach, but a full scan is cheap at game length).
-fn threefold(keys: &[u64]) -> bool {
-    let last = keys[keys.len() - 1];
-    keys.iter().filter(|&&k| k == last).count() >= 3
 }
 
 /// Plays games `todo` on `threads` workers, handing each finished game to `sink` on the

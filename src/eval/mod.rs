@@ -425,7 +425,7 @@ impl Evaluator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::{CastlingMode, fen::Fen};
+    use shakmaty::CastlingMode;
 
     pub(crate) fn fixture_positions() -> Vec<Chess> {
         let text = include_str!("../../tests/fixtures/eval-positions-2k.csv");
@@ -470,7 +470,7 @@ mod tests {
                     e.evaluate_terms(&tl),
                     "{} on {}",
                     e.name(),
-                    Fen::from_position(pos, shakmaty::EnPassantMode::Legal)
+                    crate::chess::fen::to_fen(pos)
                 );
             }
         }
@@ -520,7 +520,7 @@ mod tests {
                 b.entries(),
                 &negated[..],
                 "{}",
-                Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
+                crate::chess::fen::to_fen(&pos)
             );
             assert_eq!(b.phase(), a.phase());
         }

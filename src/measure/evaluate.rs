@@ -8,9 +8,9 @@ use std::path::Path;
 use rayon::prelude::*;
 use rusqlite::Connection;
 use serde::Serialize;
-use shakmaty::{Chess, EnPassantMode, fen::Fen};
+use shakmaty::Chess;
 
-use crate::chess::fen::parse_position;
+use crate::chess::fen::{parse_position, to_fen};
 use crate::data::{self, Format, GameResult, Item, Label, ReadOptions, Reject};
 use crate::db::labels::LabelChoice;
 use crate::eval::Evaluator;
@@ -273,7 +273,7 @@ pub fn write_csv(out: impl std::io::Write, samples: &[Sample], scores: &[Scores]
             Label::None => String::new(),
         };
         let mut row = vec![
-            Fen::from_position(&s.pos, EnPassantMode::Legal).to_string(),
+            to_fen(&s.pos),
             sc.static_cp.to_string(),
             sc.qsearch_cp.to_string(),
         ];

@@ -10,13 +10,13 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Move, Position};
+use shakmaty::{Chess, Move, Position};
 
+use crate::chess::hash;
+use crate::chess::moves::uci;
 pub use crate::data::lichess_puzzles::LichessPuzzle;
 use crate::players::Player;
 use crate::search::Limits;
-use crate::search::hash;
 
 /// How one of the player's moves compares with the line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,10 +128,6 @@ impl LineReport {
     }
 }
 
-fn uci(m: Move) -> String {
-    UciMove::from_move(m, CastlingMode::Standard).to_string()
-}
-
 /// Lets `player` solve `puzzle` under `limits` (each of its moves searched anew), stopping
 /// at the first move that is not the line's, and judges it with [`judge`].
 pub fn play(player: &mut dyn Player, puzzle: &LichessPuzzle, limits: &Limits) -> LineReport {
@@ -160,8 +156,8 @@ pub fn play(player: &mut dyn Player, puzzle: &LichessPuzzle, limits: &Limits) ->
         line: puzzle.line,
         rating: puzzle.rating,
         themes: puzzle.themes.clone(),
-        solution: puzzle.solution.iter().map(|&m| uci(m)).collect(),
-        played: played.iter().map(|&m| uci(m)).collect(),
+        solution: puzzle.solution.iter().map(uci).collect(),
+        played: played.iter().map(uci).collect(),
         verdict: judge(puzzle, &played),
         time,
         nodes,

@@ -15,12 +15,12 @@ use std::fmt;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use shakmaty::fen::Epd;
-use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, EnPassantMode, Move};
+use shakmaty::Move;
 
 use super::lichess::{LichessPuzzle, LineReport};
 use super::puzzles::{Puzzle, SolveReport, Solver, play_mate};
+use crate::chess::fen::normalized_fen;
+use crate::chess::moves::uci;
 use crate::data::notation::san;
 use crate::players::Player;
 use crate::search::Limits;
@@ -110,17 +110,17 @@ impl MoveReport {
                 .collect();
             expected = sans(&top, "");
         }
-        let ucis = |moves: &[Move]| moves.iter().map(|&m| uci(m)).collect::<Vec<_>>();
+        let ucis = |moves: &[Move]| moves.iter().map(uci).collect::<Vec<_>>();
         MoveReport {
             id: puzzle.id.clone(),
             line: puzzle.line,
-            epd: Epd::from_position(pos, EnPassantMode::Legal).to_string(),
+            epd: normalized_fen(pos),
             expected: expected.join(" "),
             best_uci: ucis(&puzzle.best_moves),
             avoid_uci: ucis(&puzzle.avoid_moves),
             played,
             played_san: played.map_or("-".to_owned(), |m| san(pos, m)),
-            played_uci: played.map_or("-".to_owned(), uci),
+            played_uci: played.map_or("-".to_owned(), |m| uci(&m)),
             score: score(puzzle, played),
             time: Duration::ZERO,
             nodes: 0,
@@ -149,10 +149,6 @@ impl MoveReport {
         }
         v
     }
-}
-
-fn uci(m: Move) -> String {
-    UciMove::from_move(m, CastlingMode::Standard).to_string()
 }
 
 fn ms(d: Duration) -> f64 {

@@ -17,13 +17,14 @@
 
 use std::sync::Arc;
 
-use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Color, Move, Position};
+use shakmaty::{Chess, Color, Move, Position};
 
 use super::Player;
 use super::stopping::Stopping;
+use crate::chess::hash;
+use crate::chess::moves::uci;
 use crate::eval::Evaluator;
-use crate::search::{Control, Info, Limits, MATE, Quiescence, Score, SearchResult, hash};
+use crate::search::{Control, Info, Limits, MATE, Quiescence, Score, SearchResult};
 
 /// Plays the move whose reply position the quiescence search likes best.
 pub struct GreedyPlayer {
@@ -96,7 +97,6 @@ impl Player for GreedyPlayer {
             r.score = Score::from_internal(if pos.is_check() { -MATE } else { 0 });
             return r;
         }
-        let uci = |m: &Move| UciMove::from_move(*m, CastlingMode::Standard).to_string();
         moves.sort_by_cached_key(uci);
 
         let mut keys = history.to_vec();
@@ -158,7 +158,7 @@ mod tests {
             .best
             .unwrap();
         assert!(pos.is_legal(m));
-        UciMove::from_move(m, CastlingMode::Standard).to_string()
+        uci(&m)
     }
 
     #[test]
@@ -185,7 +185,7 @@ mod tests {
         let material = Evaluator::builtin("material").unwrap();
         let p0 = pos(fen);
         let after = |uci: &str| {
-            let m = uci.parse::<UciMove>().unwrap().to_move(&p0).unwrap();
+            let m = crate::chess::moves::parse_uci(&p0, uci).unwrap();
             let mut c = p0.clone();
             c.play_unchecked(m);
             material.evaluate(&c)
@@ -199,8 +199,7 @@ mod tests {
         let pos = pos("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
         let mut p = greedy();
         let r = p.choose(&pos, &[], &Limits::default(), &mut |_| {});
-        let uci = UciMove::from_move(r.best.unwrap(), CastlingMode::Standard);
-        assert_eq!(uci.to_string(), "a1a8");
+        assert_eq!(uci(&r.best.unwrap()), "a1a8");
         assert_eq!(r.score, Score::Mate(1));
     }
 
@@ -208,7 +207,7 @@ mod tests {
     fn repetition_of_a_game_position_is_a_draw() {
         // A queen down, White repeats an earlier position of the game with Kf1: 0.
         let p = pos("3qk3/8/8/8/8/8/8/4K3 w - - 10 40");
-        let kf1 = "e1f1".parse::<UciMove>().unwrap().to_move(&p).unwrap();
+        let kf1 = crate::chess::moves::parse_uci(&p, "e1f1").unwrap();
         let mut after = p.clone();
         after.play_unchecked(kf1);
         let history = [hash::key(&after), 0x1111, 0x2222];

@@ -63,11 +63,7 @@ impl Player for LogisticPlayer {
 mod tests {
     use super::*;
     use crate::chess::fen::{Leniency, parse};
-    use shakmaty::CastlingMode;
-
-    fn uci(m: Move) -> String {
-        m.to_uci(CastlingMode::Standard).to_string()
-    }
+    use crate::chess::moves::uci;
 
     #[test]
     fn plays_the_most_probable_legal_move() {
@@ -82,22 +78,22 @@ mod tests {
         let mut pos = Chess::default();
         let limits = Limits::default();
         let best = p.choose(&pos, &[], &limits, &mut |_| {}).best.unwrap();
-        assert_eq!(uci(best), "e2e4");
+        assert_eq!(uci(&best), "e2e4");
         pos.play_unchecked(best);
         let reply = p.choose(&pos, &[], &limits, &mut |_| {}).best.unwrap();
-        assert_eq!(uci(reply), "e7e5");
+        assert_eq!(uci(&reply), "e7e5");
         // searchmoves restricts the choice.
         let only: Vec<Move> = pos
             .legal_moves()
             .into_iter()
-            .filter(|m| uci(*m) == "e7e6" || uci(*m) == "a7a6")
+            .filter(|m| uci(m) == "e7e6" || uci(m) == "a7a6")
             .collect();
         let limits = Limits {
             searchmoves: only,
             ..Limits::default()
         };
         let r = p.choose(&pos, &[], &limits, &mut |_| {}).best.unwrap();
-        assert_eq!(uci(r), "e7e6");
+        assert_eq!(uci(&r), "e7e6");
         // No legal move: no move.
         let mated = parse(
             "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",

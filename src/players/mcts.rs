@@ -32,8 +32,9 @@ use shakmaty::{Chess, Color, Move, Position};
 use super::Player;
 use super::random::Rng;
 use super::stopping::Stopping;
+use crate::chess::hash;
 use crate::eval::{EVAL_LIMIT, Evaluator};
-use crate::search::{Control, Info, Limits, MATE, Score, SearchResult, hash};
+use crate::search::{Control, Info, Limits, MATE, Score, SearchResult};
 
 /// Default number of iterations.
 pub const DEFAULT_ITERATIONS: u64 = 3_000;
@@ -402,8 +403,7 @@ impl Player for MctsPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::CastlingMode;
-    use shakmaty::uci::UciMove;
+    use crate::chess::moves::uci;
     use std::sync::atomic::Ordering;
 
     fn pos(fen: &str) -> Chess {
@@ -419,10 +419,6 @@ mod tests {
         MctsPlayer::new(settings, Arc::new(Evaluator::builtin("seed003").unwrap()))
     }
 
-    fn uci(m: Move) -> String {
-        UciMove::from_move(m, CastlingMode::Standard).to_string()
-    }
-
     fn play(p: &mut MctsPlayer, plies: usize) -> Vec<String> {
         p.new_game();
         let mut pos = Chess::default();
@@ -433,7 +429,7 @@ mod tests {
             assert!(pos.is_legal(m));
             assert_eq!(r.nodes, p.settings.iterations);
             pos.play_unchecked(m);
-            line.push(uci(m));
+            line.push(uci(&m));
         }
         line
     }
@@ -459,7 +455,7 @@ mod tests {
             let mut infos = Vec::new();
             let r = mcts(2_000, seed)
                 .choose(&p, &[], &Limits::default(), &mut |i| infos.push(i.clone()));
-            assert_eq!(uci(r.best.unwrap()), "a1a8", "seed {seed}");
+            assert_eq!(uci(&r.best.unwrap()), "a1a8", "seed {seed}");
             assert_eq!(r.score, Score::Mate(1));
             assert_eq!(infos.len(), 2, "at 1,000 iterations and at the end");
             assert_eq!(infos[1].nodes, 2_000);

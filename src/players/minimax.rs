@@ -28,9 +28,10 @@ use shakmaty::{Chess, Color, Move, MoveList, Position};
 
 use super::Player;
 use super::stopping::Stopping;
+use crate::chess::hash;
 use crate::eval::Evaluator;
 use crate::search::see::value;
-use crate::search::{Control, INF, Info, Limits, MATE, MATE_BOUND, Score, SearchResult, hash};
+use crate::search::{Control, INF, Info, Limits, MATE, MATE_BOUND, Score, SearchResult};
 
 /// The default depth (plies).
 pub const DEFAULT_DEPTH: u32 = 4;
@@ -259,8 +260,7 @@ impl Player for MinimaxPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::CastlingMode;
-    use shakmaty::uci::UciMove;
+    use crate::chess::moves::uci;
     use std::sync::atomic::Ordering;
 
     /// python-chess negamax values and best-move sets (`scripts/golden_minimax.py`).
@@ -274,10 +274,6 @@ mod tests {
         MinimaxPlayer::new(depth, Arc::new(Evaluator::builtin(evaluator).unwrap()))
     }
 
-    fn uci(m: Move) -> String {
-        UciMove::from_move(m, CastlingMode::Standard).to_string()
-    }
-
     #[test]
     fn values_and_moves_match_python_chess_negamax() {
         let mut rows = 0;
@@ -288,7 +284,7 @@ mod tests {
             let mut infos = Vec::new();
             let r = player(depth, "material")
                 .choose(&p, &[], &Limits::default(), &mut |i| infos.push(i.clone()));
-            let m = uci(r.best.unwrap());
+            let m = uci(&r.best.unwrap());
             assert_eq!(r.score, Score::from_internal(value), "{line}");
             assert!(best.contains(&m.as_str()), "{line}: played {m}");
             // One info per completed depth (mates end the iterations early), the last
@@ -311,14 +307,14 @@ mod tests {
         let r1 = player(1, "material").choose(&p, &[], &Limits::default(), &mut |_| {});
         let r2 = player(2, "material").choose(&p, &[], &Limits::default(), &mut |_| {});
         assert_eq!(
-            (uci(r1.best.unwrap()), r1.score),
+            (uci(&r1.best.unwrap()), r1.score),
             ("d1d5".into(), Score::Cp(400))
         );
         assert_eq!(
-            (uci(r2.best.unwrap()), r2.score),
+            (uci(&r2.best.unwrap()), r2.score),
             ("d1d5".into(), Score::Cp(-100))
         );
-        assert_eq!(r2.ponder.map(uci), Some("c6d5".into()));
+        assert_eq!(r2.ponder.map(|m| uci(&m)), Some("c6d5".into()));
     }
 
     #[test]
@@ -327,7 +323,7 @@ mod tests {
         let p = pos("r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1");
         for depth in [3, 4] {
             let r = player(depth, "seed003").choose(&p, &[], &Limits::default(), &mut |_| {});
-            assert_eq!(uci(r.best.unwrap()), "d5f6");
+            assert_eq!(uci(&r.best.unwrap()), "d5f6");
             assert_eq!(r.score, Score::Mate(2));
             assert_eq!(r.depth, 3, "the mate ends the iterations");
         }
@@ -340,7 +336,7 @@ mod tests {
     fn wins_a_hanging_queen_at_the_default_depth() {
         let p = pos("4k3/7p/8/8/2q5/8/3N3P/4K3 w - - 0 1");
         let r = player(DEFAULT_DEPTH, "seed003").choose(&p, &[], &Limits::default(), &mut |_| {});
-        assert_eq!(uci(r.best.unwrap()), "d2c4");
+        assert_eq!(uci(&r.best.unwrap()), "d2c4");
         assert_eq!(r.depth, DEFAULT_DEPTH);
     }
 
@@ -349,14 +345,14 @@ mod tests {
         // White is a queen down; the position after Kf1 occurred earlier in the game, so
         // Kf1 draws (the engine's test of the same rule).
         let p = pos("3qk3/8/8/8/8/8/8/4K3 w - - 10 40");
-        let kf1 = "e1f1".parse::<UciMove>().unwrap().to_move(&p).unwrap();
+        let kf1 = crate::chess::moves::parse_uci(&p, "e1f1").unwrap();
         let mut after = p.clone();
         after.play_unchecked(kf1);
         let history = [hash::key(&after), 0x1111, 0x2222];
         let mut m = player(3, "seed003");
         let r = m.choose(&p, &history, &Limits::default(), &mut |_| {});
         assert_eq!(
-            (uci(r.best.unwrap()), r.score),
+            (uci(&r.best.unwrap()), r.score),
             ("e1f1".into(), Score::Cp(0))
         );
         let r = m.choose(&p, &[], &Limits::default(), &mut |_| {});
@@ -400,10 +396,10 @@ mod tests {
         // `go depth 2` lowers the depth; searchmoves restrict the root.
         let limits = Limits {
             depth: Some(2),
-            searchmoves: vec!["g1f3".parse::<UciMove>().unwrap().to_move(&start).unwrap()],
+            searchmoves: vec![crate::chess::moves::parse_uci(&start, "g1f3").unwrap()],
             ..Limits::default()
         };
         let r = player(4, "seed003").choose(&start, &[], &limits, &mut |_| {});
-        assert_eq!((uci(r.best.unwrap()), r.depth), ("g1f3".into(), 2));
+        assert_eq!((uci(&r.best.unwrap()), r.depth), ("g1f3".into(), 2));
     }
 }

@@ -9,7 +9,8 @@ use super::ordering::{MAX_MOVES, pick_best};
 use super::params::*;
 use super::pruning::null_move;
 use super::tt::{Bound, NO_EVAL, score_from_tt, score_to_tt};
-use super::{INF, MATE, MATE_BOUND, MAX_PLY, Searcher, TB_WIN, encode, hash};
+use super::{INF, MATE, MATE_BOUND, MAX_PLY, Searcher, TB_WIN, encode};
+use crate::chess::hash;
 
 impl Searcher {
     #[allow(clippy::too_many_arguments)]

@@ -12,13 +12,13 @@
 //! - `qsearch`: captures and promotions with SEE and delta pruning, all evasions in
 //!   check; the tuner's [`Quiescence`].
 //! - `ordering`: TT move, SEE-filtered MVV-LVA, killers, history. `pv`: the PV table.
-//! - [`tt`] (Polyglot Zobrist keys from [`hash`]), [`see`], [`time`], [`mod@bench`].
+//! - [`tt`] (Polyglot Zobrist keys from [`crate::chess::hash`]), [`see`], [`time`], [`mod@bench`].
 //! - [`mate`]: the separate full-width mate search (`chessgraph solve`); `go mate N` runs
 //!   it first, because the pruning above can miss the quiet key of a composed problem.
 
 mod alphabeta;
 pub mod bench;
-pub mod hash;
+
 pub mod mate;
 mod nnue;
 mod ordering;

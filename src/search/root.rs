@@ -13,8 +13,9 @@ use super::time;
 use super::tt::{Bound, NO_EVAL, score_to_tt};
 use super::{
     INF, Info, Limits, MATE, MATE_BOUND, MAX_DEPTH, NO_MATE_FALLBACK_DEPTH, Score, SearchResult,
-    Searcher, TB_WIN, encode, hash,
+    Searcher, TB_WIN, encode,
 };
+use crate::chess::hash;
 
 /// What the mate search at the root concluded.
 pub(super) enum MateOutcome {

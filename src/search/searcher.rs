@@ -208,7 +208,7 @@ impl Searcher {
         }
     }
 
-    /// Searches `root`. `history` holds the keys ([`hash::key`]) of the game's earlier
+    /// Searches `root`. `history` holds the keys ([`crate::chess::hash::key`]) of the game's earlier
     /// positions, oldest first, for repetition detection. `info` receives a report per
     #[inline]
     pub(super) fn check_limits(&mut self) {

@@ -102,12 +102,11 @@ pub fn see(pos: &Chess, m: Move) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::uci::UciMove;
 
     fn see_of(fen: &str, uci: &str) -> i32 {
         let pos: Chess =
             crate::chess::fen::parse(fen, crate::chess::fen::Leniency::Strict).unwrap();
-        let m = uci.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+        let m = crate::chess::moves::parse_uci(&pos, uci).unwrap();
         see(&pos, m)
     }
 

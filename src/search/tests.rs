@@ -3,11 +3,11 @@
 use std::sync::atomic::Ordering;
 
 use shakmaty::Color;
-use shakmaty::uci::UciMove;
 
 use super::mate::MateLimits;
 use super::tt::{score_from_tt, score_to_tt};
 use super::*;
+use crate::chess::hash;
 use crate::eval::Evaluator;
 
 fn pos(fen: &str) -> Chess {
@@ -26,7 +26,7 @@ fn depth(d: u32) -> Limits {
 }
 
 fn uci(m: Option<Move>) -> String {
-    m.map_or("0000".into(), |m| UciMove::from_standard(m).to_string())
+    m.map_or("0000".into(), |m| crate::chess::moves::uci(&m))
 }
 
 #[test]
@@ -187,7 +187,7 @@ fn repetition_is_a_draw() {
     // White is a queen down. The position after Kf1 already occurred in the game
     // (history), so Kf1 repeats it: a draw, the best White can get.
     let p = pos("3qk3/8/8/8/8/8/8/4K3 w - - 10 40");
-    let kf1 = "e1f1".parse::<UciMove>().unwrap().to_move(&p).unwrap();
+    let kf1 = crate::chess::moves::parse_uci(&p, "e1f1").unwrap();
     let mut after = p.clone();
     after.play_unchecked(kf1);
     // Game: ... Kf1-position (Black to move), two more plies, now White to move.

@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use shakmaty::{CastlingMode, Chess, Color, Position};
+use shakmaty::{Chess, Color, Position};
 
 use super::Worker;
 use super::http::{ApiError, ApiResult, Query, Reply};
@@ -284,7 +284,7 @@ fn board_view(w: &mut Worker, pos: &Chess, q: &Query) -> Result<Value, ApiError>
     let legal: Vec<String> = pos
         .legal_moves()
         .iter()
-        .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+        .map(crate::chess::moves::uci)
         .collect();
     Ok(json!({
         "fen": to_fen(pos),

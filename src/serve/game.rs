@@ -8,7 +8,11 @@ use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::chess::fen::to_fen;
-use crate::search::{Info, Score, hash};
+use crate::chess::game::outcome;
+use crate::chess::hash;
+use crate::chess::moves::uci;
+use crate::chess::pgn::Record;
+use crate::search::{Info, Score};
 
 /// The engine's view of the position as it thinks (or as it last thought).
 #[derive(Debug, Clone, Default)]
@@ -88,34 +92,6 @@ pub(super) fn thought(pos: &Chess, turn: Color, info: &Info) -> Thought {
     }
 }
 
-/// How the game ended, if it did: result and termination.
-pub(super) fn outcome(pos: &Chess, history: &[u64]) -> Option<(&'static str, &'static str)> {
-    if pos.is_checkmate() {
-        return Some((
-            if pos.turn() == Color::White {
-                "0-1"
-            } else {
-                "1-0"
-            },
-            "checkmate",
-        ));
-    }
-    if pos.is_stalemate() {
-        return Some(("1/2-1/2", "stalemate"));
-    }
-    if pos.is_insufficient_material() {
-        return Some(("1/2-1/2", "insufficient material"));
-    }
-    if pos.halfmoves() >= 100 {
-        return Some(("1/2-1/2", "fifty-move rule"));
-    }
-    let key = hash::key(pos);
-    if history.iter().filter(|&&k| k == key).count() >= 2 {
-        return Some(("1/2-1/2", "threefold repetition"));
-    }
-    None
-}
-
 fn color_name(c: Color) -> &'static str {
     match c {
         Color::White => "white",
@@ -133,11 +109,11 @@ fn score_json(score: Score) -> Value {
 /// A game as the API shows it.
 pub(super) fn state(id: u64, game: &Game) -> Value {
     let (pos, keys) = game.replay();
-    let over = outcome(&pos, &keys);
+    let over = outcome(&pos, &keys).map(|e| (e.result(), e.termination.words()));
     let mut sans = Vec::with_capacity(game.moves.len());
     let mut p = game.start.clone();
     for &m in &game.moves {
-        let uci = m.to_uci(shakmaty::CastlingMode::Standard).to_string();
+        let uci = uci(&m);
         let san = SanPlus::from_move_and_play_unchecked(&mut p, m).to_string();
         sans.push(json!({ "uci": uci, "san": san }));
     }
@@ -149,10 +125,7 @@ pub(super) fn state(id: u64, game: &Game) -> Value {
         (None, Status::Thinking) => "thinking",
     };
     let legal: Vec<String> = if status == "your-move" {
-        pos.legal_moves()
-            .iter()
-            .map(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string())
-            .collect()
+        pos.legal_moves().iter().map(uci).collect()
     } else {
         Vec::new()
     };
@@ -187,49 +160,23 @@ pub(super) fn state(id: u64, game: &Game) -> Value {
     })
 }
 
-/// The game as PGN: SAN moves, the start position in a `FEN` tag when it is not the
-/// standard one.
+/// The game as PGN ([`crate::chess::pgn`]).
 fn pgn(game: &Game, result: &str) -> String {
     let engine = format!("chessgraph {} ({})", game.player, game.evaluator);
     let (white, black) = match game.human {
         Color::White => ("you", engine.as_str()),
         Color::Black => (engine.as_str(), "you"),
     };
-    let mut out = format!(
-        "[Event \"chessgraph serve\"]\n[White \"{}\"]\n[Black \"{}\"]\n[Result \"{result}\"]\n",
-        white.replace('"', "'"),
-        black.replace('"', "'")
-    );
-    if game.start != Chess::default() {
-        out.push_str(&format!(
-            "[SetUp \"1\"]\n[FEN \"{}\"]\n",
-            to_fen(&game.start)
-        ));
+    Record {
+        roster: &[
+            ("Event", "chessgraph serve"),
+            ("White", white),
+            ("Black", black),
+        ],
+        extra: &[],
+        start: &game.start,
+        moves: &game.moves,
+        result,
     }
-    out.push('\n');
-    let mut pos = game.start.clone();
-    let mut line = String::new();
-    for (i, &m) in game.moves.iter().enumerate() {
-        let number = if pos.turn() == Color::White {
-            format!("{}. ", pos.fullmoves())
-        } else if i == 0 {
-            format!("{}... ", pos.fullmoves())
-        } else {
-            String::new()
-        };
-        let token = format!(
-            "{number}{} ",
-            SanPlus::from_move_and_play_unchecked(&mut pos, m)
-        );
-        if line.len() + token.len() > 80 {
-            out.push_str(line.trim_end());
-            out.push('\n');
-            line.clear();
-        }
-        line.push_str(&token);
-    }
-    line.push_str(result);
-    out.push_str(&line);
-    out.push('\n');
-    out
+    .write()
 }

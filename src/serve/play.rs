@@ -11,12 +11,12 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Position};
 
-use super::game::{Game, Status, outcome, state, thought, white_view};
+use super::game::{Game, Status, state, thought, white_view};
 use super::http::ApiError;
 use crate::chess::fen::{Leniency, parse};
+use crate::chess::game::outcome;
 use crate::players::Player;
 use crate::search::{Control, Info, Limits};
 
@@ -186,10 +186,7 @@ impl Play {
         if pos.turn() != game.human {
             return Err(ApiError::conflict("it is not your turn"));
         }
-        let m = uci
-            .parse::<UciMove>()
-            .ok()
-            .and_then(|u| u.to_move(&pos).ok())
+        let m = crate::chess::moves::parse_uci(&pos, uci)
             .ok_or_else(|| ApiError::bad(format!("{uci:?} is not a legal move here")))?;
         game.moves.push(m);
         game.generation += 1;

@@ -1,5 +1,5 @@
 //! Polyglot opening books (`.bin`): 16-byte big-endian entries `key u64, move u16,
-//! weight u16, learn u32`, sorted by key. Keys are [`crate::search::hash::key`]
+//! weight u16, learn u32`, sorted by key. Keys are [`crate::chess::hash::key`]
 //! (shakmaty's Zobrist64 uses the Polyglot random numbers). Moves: bits 0-5 target square,
 //! 6-11 origin square (a1 = 0), 12-14 promotion (1 knight .. 4 queen); castling is encoded
 //! as the king capturing its own rook (e1h1).
@@ -8,7 +8,7 @@ use std::path::Path;
 
 use shakmaty::{Chess, Move, Position, Role};
 
-use crate::search::hash;
+use crate::chess::hash;
 use crate::{Error, Result};
 
 /// One book entry.
@@ -149,10 +149,9 @@ pub fn to_bytes(entries: &[BookEntry]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::uci::UciMove;
 
     fn mv(pos: &Chess, uci: &str) -> Move {
-        uci.parse::<UciMove>().unwrap().to_move(pos).unwrap()
+        crate::chess::moves::parse_uci(pos, uci).unwrap()
     }
 
     #[test]

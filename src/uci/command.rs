@@ -7,7 +7,8 @@ use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Position};
 
 use crate::chess::fen::{self, Leniency};
-use crate::search::{Clock, Limits, hash};
+use crate::chess::hash;
+use crate::search::{Clock, Limits};
 
 /// Why an input line was refused (the engine answers `info string error: …` and goes on).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -4,9 +4,7 @@
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use shakmaty::Move;
-use shakmaty::uci::UciMove;
-
+use crate::chess::moves::uci;
 use crate::search::Info;
 
 /// Shared, line-flushed output.
@@ -33,11 +31,6 @@ impl Output {
     }
 }
 
-/// A move in UCI notation.
-pub(super) fn uci_move(m: Move) -> String {
-    UciMove::from_standard(m).to_string()
-}
-
 /// Formats an `info` line.
 pub fn info_line(info: &Info) -> String {
     let mut s = format!(
@@ -56,7 +49,7 @@ pub fn info_line(info: &Info) -> String {
         s.push_str(" pv");
         for &m in &info.pv {
             s.push(' ');
-            s.push_str(&uci_move(m));
+            s.push_str(&uci(&m));
         }
     }
     s

@@ -8,8 +8,8 @@ use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Position};
 
 use super::*;
+use crate::chess::hash;
 use crate::eval::Evaluator;
-use crate::search::hash;
 
 #[test]
 fn parse_commands() {
@@ -186,7 +186,7 @@ fn session_book_move() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("b.bin");
     let start = Chess::default();
-    let d4 = "d2d4".parse::<UciMove>().unwrap().to_move(&start).unwrap();
+    let d4 = crate::chess::moves::parse_uci(&start, "d2d4").unwrap();
     std::fs::write(
         &path,
         book::to_bytes(&[book::BookEntry {

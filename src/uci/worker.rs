@@ -11,7 +11,8 @@ use crate::search::tablebase::Tablebases;
 use shakmaty::Move;
 
 use super::command::Game;
-use super::output::{Output, info_line, uci_move};
+use super::output::{Output, info_line};
+use crate::chess::moves::uci;
 use crate::eval::Evaluator;
 use crate::players::Player;
 use crate::search::Limits;
@@ -64,7 +65,7 @@ pub(super) fn search_thread(
                 } = *job;
                 let (best, ponder) = match book_move {
                     Some(m) => {
-                        out.line(&format!("info string book move {}", uci_move(m)));
+                        out.line(&format!("info string book move {}", uci(&m)));
                         (Some(m), None)
                     }
                     None => {
@@ -83,9 +84,9 @@ pub(super) fn search_thread(
                 });
                 let line = match (best, ponder) {
                     (Some(b), Some(p)) => {
-                        format!("bestmove {} ponder {}", uci_move(b), uci_move(p))
+                        format!("bestmove {} ponder {}", uci(&b), uci(&p))
                     }
-                    (Some(b), None) => format!("bestmove {}", uci_move(b)),
+                    (Some(b), None) => format!("bestmove {}", uci(&b)),
                     (None, _) => "bestmove 0000".to_owned(),
                 };
                 searches.fetch_sub(1, Ordering::SeqCst);

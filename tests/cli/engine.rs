@@ -5,9 +5,8 @@ use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
 
-use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::{Chess, EnPassantMode, Outcome, Position};
+use shakmaty::{Chess, Outcome, Position};
 
 use crate::cgtest;
 use crate::util::Dir;
@@ -120,20 +119,11 @@ fn play_game(dir: &Dir, white: &[&str], black: &[&str], start: &str, go: &str) -
     }
     let mut pos = position(start);
     let mut moves: Vec<String> = Vec::new();
-    let mut keys = vec![pos.zobrist_hash::<shakmaty::zobrist::Zobrist64>(EnPassantMode::Legal)];
+    // The keys of the positions before `pos`.
+    let mut keys = Vec::new();
     let ending = loop {
-        if pos.is_checkmate() {
-            break "checkmate".to_owned();
-        }
-        if pos.is_stalemate() || pos.is_insufficient_material() {
-            break "draw by rule".to_owned();
-        }
-        if pos.halfmoves() >= 100 {
-            break "fifty moves".to_owned();
-        }
-        let last = *keys.last().unwrap();
-        if keys.iter().filter(|&&k| k == last).count() >= 3 {
-            break "threefold repetition".to_owned();
+        if let Some(end) = chessgraph::chess::game::outcome(&pos, &keys) {
+            break end.termination.words().to_owned();
         }
         if moves.len() >= 200 {
             break "ply cap".to_owned();
@@ -149,23 +139,26 @@ fn play_game(dir: &Dir, white: &[&str], black: &[&str], start: &str, go: &str) -
         let uci = e.bestmove().unwrap_or_else(|| {
             panic!(
                 "bestmove 0000 with legal moves in {}",
-                Fen::from_position(&pos, EnPassantMode::Legal)
+                chessgraph::chess::fen::to_fen(&pos)
             )
         });
         let m = uci.to_move(&pos).unwrap_or_else(|_| {
             panic!(
                 "illegal move {uci} in {}\n{}",
-                Fen::from_position(&pos, EnPassantMode::Legal),
+                chessgraph::chess::fen::to_fen(&pos),
                 e.transcript.join("\n")
             )
         });
+        keys.push(chessgraph::chess::hash::key(&pos));
         pos.play_unchecked(m);
-        keys.push(pos.zobrist_hash(EnPassantMode::Legal));
         moves.push(uci.to_string());
     };
     if let Outcome::Known(k) = pos.outcome() {
         assert!(
-            ending == "checkmate" || ending == "draw by rule",
+            matches!(
+                ending.as_str(),
+                "checkmate" | "stalemate" | "insufficient material"
+            ),
             "{k:?} {ending}"
         );
     }

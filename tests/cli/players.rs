@@ -2,10 +2,11 @@
 //! games between two player processes, every move checked legal with shakmaty, and the
 //! same seeds replaying the same game.
 
-use shakmaty::fen::Fen;
+use chessgraph::chess::fen::to_fen;
+use chessgraph::chess::game::outcome;
+use chessgraph::chess::hash::key;
 use shakmaty::uci::UciMove;
-use shakmaty::zobrist::Zobrist64;
-use shakmaty::{Chess, Color, EnPassantMode, Position, Role};
+use shakmaty::{Chess, Color, Position, Role};
 
 use crate::cgtest;
 use crate::engine::Uci;
@@ -38,20 +39,11 @@ fn play(dir: &Dir, white: (&str, &str), black: (&str, &str), max_plies: usize) -
     let mut engines = [start(dir, white.0, white.1), start(dir, black.0, black.1)];
     let mut pos = Chess::default();
     let mut moves: Vec<String> = Vec::new();
-    let mut keys = vec![pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal)];
+    // The keys of the positions before `pos`.
+    let mut keys = Vec::new();
     let ending = loop {
-        if pos.is_checkmate() {
-            break "checkmate";
-        }
-        if pos.is_stalemate() || pos.is_insufficient_material() {
-            break "draw by rule";
-        }
-        if pos.halfmoves() >= 100 {
-            break "fifty moves";
-        }
-        let last = *keys.last().unwrap();
-        if keys.iter().filter(|&&k| k == last).count() >= 3 {
-            break "threefold repetition";
+        if let Some(end) = outcome(&pos, &keys) {
+            break end.termination.words();
         }
         if moves.len() >= max_plies {
             break "ply cap";
@@ -63,7 +55,7 @@ fn play(dir: &Dir, white: (&str, &str), black: (&str, &str), max_plies: usize) -
             e.send(&format!("position startpos moves {}", moves.join(" ")));
         }
         e.send("go");
-        let fen = || Fen::from_position(&pos, EnPassantMode::Legal).to_string();
+        let fen = || to_fen(&pos);
         let uci = e
             .bestmove()
             .unwrap_or_else(|| panic!("bestmove 0000 with legal moves in {}", fen()));
@@ -74,8 +66,8 @@ fn play(dir: &Dir, white: (&str, &str), black: (&str, &str), max_plies: usize) -
                 e.transcript.join("\n")
             )
         });
+        keys.push(key(&pos));
         pos.play_unchecked(m);
-        keys.push(pos.zobrist_hash(EnPassantMode::Legal));
         moves.push(uci.to_string());
     };
     for e in engines {
@@ -116,7 +108,7 @@ cgtest!(greedy_beats_random_with_legal_moves, |dir| {
         "{}: {} plies, {:?}",
         g.ending,
         g.moves.len(),
-        Fen::from_position(&g.end, EnPassantMode::Legal).to_string()
+        to_fen(&g.end)
     );
 });
 

@@ -29,8 +29,8 @@ fn strs(v: &[String]) -> Vec<&str> {
 }
 
 /// Replays every game of a PGN text with shakmaty: the SAN moves are legal from the `FEN`
-/// tag, `PlyCount` is their number and the movetext ends with the `Result`. Returns the
-/// games' (White, Black, result).
+/// tag (or the standard start), `PlyCount` is their number and the movetext ends with the
+/// `Result`. Returns the games' (White, Black, result).
 fn replay_pgn(text: &str) -> Vec<(String, String, String)> {
     let mut games = Vec::new();
     for game in text.split("[Event ").skip(1) {
@@ -41,11 +41,16 @@ fn replay_pgn(text: &str) -> Vec<(String, String, String)> {
             let rest = &game[start + name.len() + 3..];
             rest[..rest.find('"').unwrap()].to_owned()
         };
-        let mut pos: Chess = tag("FEN")
-            .parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap();
+        // No `FEN` tag: the standard start.
+        let mut pos: Chess = if game.contains("[FEN \"") {
+            tag("FEN")
+                .parse::<Fen>()
+                .unwrap()
+                .into_position(CastlingMode::Standard)
+                .unwrap()
+        } else {
+            Chess::default()
+        };
         let movetext = game.split("\n\n").nth(1).expect("movetext");
         let mut tokens: Vec<&str> = movetext
             .split_whitespace()

@@ -158,8 +158,6 @@ fn game_samples(g: &StoredGame, part: Part, out: &mut Vec<Sample>, c: &mut Colle
 mod tests {
     use super::*;
     use crate::chess::fen::normalized_fen;
-    use shakmaty::CastlingMode;
-    use shakmaty::uci::UciMove;
 
     const META: SplitMeta = SplitMeta {
         seed: 1,
@@ -173,7 +171,7 @@ mod tests {
         let mut pos = Chess::default();
         let mut positions = Vec::new();
         for (i, u) in ucis.iter().enumerate() {
-            let m = u.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+            let m = crate::chess::moves::parse_uci(&pos, u).unwrap();
             pos.play_unchecked(m);
             let ply = i as i64 + 1;
             if stored.contains(&ply) {
@@ -194,7 +192,7 @@ mod tests {
     }
 
     fn played(s: &Sample) -> String {
-        s.moves[s.played].to_uci(CastlingMode::Standard).to_string()
+        crate::chess::moves::uci(&s.moves[s.played])
     }
 
     const LINE: &[&str] = &["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6"];

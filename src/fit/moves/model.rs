@@ -25,9 +25,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use shakmaty::{CastlingMode, Chess, Move, Position};
+use shakmaty::{Chess, Move, Position};
 
 use super::encoding::{self, Board};
+use crate::chess::moves::uci;
 
 /// Value of the `format` key.
 pub const FORMAT: &str = "chessgraph-move-model";
@@ -253,10 +254,7 @@ impl MoveModel {
 /// `a` is preferred.
 pub fn prefer(a: &Move, b: &Move) -> Ordering {
     let promo = |m: &Move| m.promotion().map_or(0, encoding::role_code);
-    promo(b).cmp(&promo(a)).then_with(|| {
-        let uci = |m: &Move| m.to_uci(CastlingMode::Standard).to_string();
-        uci(a).cmp(&uci(b))
-    })
+    promo(b).cmp(&promo(a)).then_with(|| uci(a).cmp(&uci(b)))
 }
 
 /// The index of the highest of `logits` (one per move of `moves`), ties by [`prefer`].
@@ -349,14 +347,14 @@ mod tests {
         w[128 + 57] = 1.0; // to b8
         let m = MoveModel::from_columns(0.0, &w);
         let best = m.best(&pos, &moves).unwrap();
-        assert_eq!(best.to_uci(CastlingMode::Standard).to_string(), "b7b8q");
+        assert_eq!(uci(&best), "b7b8q");
         // All zero: every move ties, the smallest UCI string wins whatever the order.
         let zero = MoveModel::from_columns(0.0, &[0.0; 192]);
         let mut rev = moves.clone();
         rev.reverse();
         let a = zero.best(&pos, &moves).unwrap();
         assert_eq!(a, zero.best(&pos, &rev).unwrap());
-        assert_eq!(a.to_uci(CastlingMode::Standard).to_string(), "b7b8q");
+        assert_eq!(uci(&a), "b7b8q");
         assert_eq!(zero.best(&pos, &[]), None);
     }
 }

@@ -21,12 +21,7 @@ fn moves(p: &LichessPuzzle, ucis: &[&str]) -> Vec<Move> {
     let mut pos = p.position.clone();
     let mut out = Vec::new();
     for (pair, u) in p.solution.chunks(2).zip(ucis) {
-        out.push(
-            UciMove::from_ascii(u.as_bytes())
-                .unwrap()
-                .to_move(&pos)
-                .unwrap(),
-        );
+        out.push(crate::chess::moves::parse_uci(&pos, u).unwrap());
         for &m in pair {
             pos.play_unchecked(m);
         }
@@ -56,12 +51,7 @@ fn any_mating_move_wins() {
     assert_eq!(verdict(&p, &["a1a8"]), (true, 1));
     assert_eq!(verdict(&p, &["a1a7"]), (false, 0));
     let pos = &p.position;
-    let m = |u: &str| {
-        UciMove::from_ascii(u.as_bytes())
-            .unwrap()
-            .to_move(pos)
-            .unwrap()
-    };
+    let m = |u: &str| crate::chess::moves::parse_uci(pos, u).unwrap();
     assert_eq!(check(pos, m("a1a8"), m("e1e8")), Step::Mates);
     assert_eq!(check(pos, m("e1e8"), m("e1e8")), Step::Right);
     assert_eq!(check(pos, m("a1a2"), m("e1e8")), Step::Wrong);
@@ -89,16 +79,11 @@ impl Player for Script {
         _limits: &Limits,
         _info: &mut dyn FnMut(&Info),
     ) -> SearchResult {
-        let fen = shakmaty::fen::Fen::from_position(pos, shakmaty::EnPassantMode::Legal);
+        let fen = crate::chess::fen::to_fen(pos);
         self.asked.push((fen.to_string(), history.len()));
         let best = (!self.moves.is_empty())
             .then(|| self.moves.remove(0))
-            .map(|u| {
-                UciMove::from_ascii(u.as_bytes())
-                    .unwrap()
-                    .to_move(pos)
-                    .unwrap()
-            });
+            .map(|u| crate::chess::moves::parse_uci(pos, &u).unwrap());
         plain_result(best, Duration::ZERO)
     }
 }
@@ -207,7 +192,7 @@ fn verdicts_match_python_chess() {
             .solution
             .iter()
             .step_by(2)
-            .map(|&m| UciMove::from_move(m, CastlingMode::Standard).to_string())
+            .map(crate::chess::moves::uci)
             .collect();
         other_mates += usize::from(got.0 && ucis != line_moves);
     }

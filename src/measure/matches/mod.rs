@@ -16,14 +16,14 @@ pub use record::{GameRecord, PgnGame, Summary, Termination, elo};
 
 use std::time::{Duration, Instant};
 
-use shakmaty::fen::Fen;
-use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, KnownOutcome, Move, Outcome, Position};
+use shakmaty::{Chess, Color, Move, Position};
 
+use crate::chess::fen::to_fen;
+use crate::chess::moves::uci;
+use crate::chess::{game, hash};
 use crate::engines::client::Engine;
 use crate::engines::info::{Analysis, parse_info};
 use crate::measure::sprt::{Sprt, SprtParams};
-use crate::search::hash;
 use crate::{Error, Result};
 
 /// How an engine is started and configured.
@@ -236,7 +236,7 @@ fn play(
     let mut pos = start.clone();
     let mut moves = Vec::new();
     let mut keys = vec![hash::key(&pos)];
-    let start_fen = Fen::from_position(start, EnPassantMode::Legal).to_string();
+    let start_fen = to_fen(start);
     let (mut clock, increment, period) = match tc {
         TimeControl::Clock {
             base,
@@ -264,29 +264,9 @@ fn play(
     }
     loop {
         // Rules first: the position on the board may already be over.
-        if let Outcome::Known(outcome) = pos.outcome() {
-            let (score, why) = match outcome {
-                KnownOutcome::Decisive { winner } => (
-                    if winner == Color::White { 1.0 } else { 0.0 },
-                    Termination::Checkmate,
-                ),
-                KnownOutcome::Draw if pos.is_stalemate() => (0.5, Termination::Stalemate),
-                KnownOutcome::Draw => (0.5, Termination::InsufficientMaterial),
-            };
-            return (record(moves, &mut evals, score, why), None);
-        }
-        let last = *keys.last().expect("start key");
-        if keys.iter().filter(|&&k| k == last).count() >= 3 {
-            return (
-                record(moves, &mut evals, 0.5, Termination::Repetition),
-                None,
-            );
-        }
-        if pos.halfmoves() >= 100 {
-            return (
-                record(moves, &mut evals, 0.5, Termination::FiftyMoves),
-                None,
-            );
+        if let Some(end) = game::outcome(&pos, &keys[..keys.len() - 1]) {
+            let why = Termination::Rule(end.termination);
+            return (record(moves, &mut evals, end.white_score(), why), None);
         }
         if moves.len() >= max_plies as usize {
             return (record(moves, &mut evals, 0.5, Termination::MaxPlies), None);
@@ -305,7 +285,7 @@ fn play(
             position.push_str(" moves");
             for &m in &moves {
                 position.push(' ');
-                position.push_str(&UciMove::from_move(m, CastlingMode::Standard).to_string());
+                position.push_str(&uci(&m));
             }
         }
         let (go, timeout) = go_command(tc, &clock, increment, period, moves.len(), side);
@@ -356,11 +336,7 @@ fn play(
             }
         }
         let text = line.split_whitespace().nth(1).unwrap_or("").to_owned();
-        let m = text
-            .parse::<UciMove>()
-            .ok()
-            .and_then(|u| u.to_move(&pos).ok());
-        let Some(m) = m else {
+        let Some(m) = crate::chess::moves::parse_uci(&pos, &text) else {
             return (
                 record(moves, &mut evals, loss, Termination::IllegalMove(text)),
                 Some(mover),
@@ -466,7 +442,7 @@ mod tests {
         let mut pos = start.clone();
         let mut moves = Vec::new();
         for uci in ["f2f3", "e7e5", "g2g4", "d8h4"] {
-            let m = uci.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+            let m = crate::chess::moves::parse_uci(&pos, uci).unwrap();
             pos.play_unchecked(m);
             moves.push(m);
         }
@@ -477,7 +453,7 @@ mod tests {
             moves,
             evals: Vec::new(),
             white_score: 0.0,
-            termination: Termination::Checkmate,
+            termination: Termination::Rule(game::Termination::Checkmate),
         };
         assert_eq!(g.score_of(0), 1.0);
         let pgn = g.pgn(["A", "B"], "1+0");

@@ -2,25 +2,18 @@
 //! summary, and the Elo estimate.
 
 use serde::Serialize;
-use shakmaty::fen::Fen;
-use shakmaty::san::SanPlus;
-use shakmaty::{Chess, Color, EnPassantMode, Move, Position};
+use shakmaty::{Chess, Color, Move, Position};
 
+use crate::chess::game::Termination as RuleEnd;
+use crate::chess::pgn::Record;
 use crate::engines::info::Analysis;
 
 /// Why a game ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Termination {
-    /// Checkmate.
-    Checkmate,
-    /// Stalemate.
-    Stalemate,
-    /// Neither side can mate.
-    InsufficientMaterial,
-    /// The same position a third time.
-    Repetition,
-    /// Fifty moves without a capture or a pawn move.
-    FiftyMoves,
+    /// By a rule of chess: checkmate, stalemate, insufficient material, fifty moves,
+    /// threefold repetition.
+    Rule(RuleEnd),
     /// Adjudicated a draw at the ply limit.
     MaxPlies,
     /// An engine played an illegal or unreadable move (the text).
@@ -35,11 +28,7 @@ impl Termination {
     /// Short name for output and the PGN `Termination` tag.
     pub fn describe(&self) -> String {
         match self {
-            Termination::Checkmate => "checkmate".into(),
-            Termination::Stalemate => "stalemate".into(),
-            Termination::InsufficientMaterial => "insufficient material".into(),
-            Termination::Repetition => "threefold repetition".into(),
-            Termination::FiftyMoves => "fifty-move rule".into(),
+            Termination::Rule(t) => t.words().into(),
             Termination::MaxPlies => "adjudicated draw (ply limit)".into(),
             Termination::IllegalMove(m) => format!("illegal move {m:?}"),
             Termination::TimeForfeit => "time forfeit".into(),
@@ -116,7 +105,7 @@ pub struct PgnGame<'a> {
     pub white: &'a str,
     /// Black's name.
     pub black: &'a str,
-    /// Start position (the `FEN` tag).
+    /// Start position (the `SetUp` and `FEN` tags when it is not the standard one).
     pub start: &'a Chess,
     /// The moves, legal from `start`.
     pub moves: &'a [Move],
@@ -131,55 +120,33 @@ pub struct PgnGame<'a> {
 }
 
 impl PgnGame<'_> {
-    /// The game as PGN (SAN moves, the start position in a `FEN` tag).
+    /// The game as PGN ([`crate::chess::pgn`]), followed by a blank line.
     pub fn to_pgn(&self) -> String {
-        let fen = Fen::from_position(self.start, EnPassantMode::Legal);
-        let tag = |s: &str| s.replace(['"', '\\'], "'");
-        let mut out = format!(
-            "[Event \"{}\"]\n[Round \"{}\"]\n[White \"{}\"]\n[Black \"{}\"]\n\
-             [Result \"{}\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]\n[TimeControl \"{}\"]\n\
-             [PlyCount \"{}\"]\n[Termination \"{}\"]\n\n",
-            tag(self.event),
-            self.round,
-            tag(self.white),
-            tag(self.black),
-            self.result,
-            tag(self.tc),
-            self.moves.len(),
-            tag(self.termination),
-        );
-        let mut pos = self.start.clone();
-        let mut line = String::new();
-        let mut commented = false;
-        for (i, &m) in self.moves.iter().enumerate() {
-            let number = if pos.turn() == Color::White {
-                format!("{}. ", pos.fullmoves())
-            } else if i == 0 || commented {
-                format!("{}... ", pos.fullmoves())
-            } else {
-                String::new()
-            };
-            let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
+        let (round, plies) = (self.round.to_string(), self.moves.len().to_string());
+        let mut text = Record {
+            roster: &[
+                ("Event", self.event),
+                ("Round", &round),
+                ("White", self.white),
+                ("Black", self.black),
+            ],
+            extra: &[
+                ("TimeControl", self.tc),
+                ("PlyCount", &plies),
+                ("Termination", self.termination),
+            ],
+            start: self.start,
+            moves: self.moves,
+            result: self.result,
+        }
+        .write_with_comments(|i, after| {
             // The score of the search made in the position this move leads to: the
             // position after the move is labelled, as in Lichess's PGN.
-            let eval = self.evals.get(i + 1).copied().flatten();
-            let comment = eval
-                .map(|a| format!("{{ [%eval {}] }} ", eval_comment(a, pos.turn())))
-                .unwrap_or_default();
-            commented = eval.is_some();
-            for token in [format!("{number}{san} "), comment] {
-                if line.len() + token.len() > 80 {
-                    out.push_str(line.trim_end());
-                    out.push('\n');
-                    line.clear();
-                }
-                line.push_str(&token);
-            }
-        }
-        line.push_str(self.result);
-        out.push_str(&line);
-        out.push_str("\n\n");
-        out
+            let eval = self.evals.get(i + 1).copied().flatten()?;
+            Some(format!("[%eval {}]", eval_comment(eval, after.turn())))
+        });
+        text.push('\n');
+        text
     }
 }
 

@@ -164,10 +164,7 @@ fn verdicts_match_python_chess() {
             .find(|p| p.id == id)
             .unwrap_or_else(|| panic!("no puzzle {id}"));
         assert_eq!(puzzle.line.to_string(), line, "{row}");
-        let m = UciMove::from_ascii(played.as_bytes())
-            .unwrap()
-            .to_move(&puzzle.position)
-            .unwrap();
+        let m = crate::chess::moves::parse_uci(&puzzle.position, played).unwrap();
         let s = score(puzzle, Some(m));
         let expected_points = match (points, max_points) {
             ("", "") => None,

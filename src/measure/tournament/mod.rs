@@ -19,12 +19,12 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use rusqlite::Connection;
-use shakmaty::fen::Fen;
-use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+use shakmaty::{Chess, Position};
 
+use crate::chess::moves::uci;
 use crate::fit::ratings::table::CrossTable;
 
+use crate::chess::fen::to_fen;
 use crate::db::tournaments::{self as store, GameRow};
 use crate::engines::client::Engine;
 use crate::measure::matches::{self, EngineSpec, GameRecord, PgnGame, TimeControl};
@@ -70,7 +70,7 @@ impl Tournament {
     pub fn settings(&self) -> serde_json::Value {
         let mut hash: u64 = 0xcbf2_9ce4_8422_2325; // FNV-1a
         for pos in &self.openings {
-            let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
+            let fen = to_fen(pos);
             for b in fen.bytes().chain([b'\n']) {
                 hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
             }
@@ -331,11 +331,7 @@ fn worker(
 fn game_row(t: &Tournament, p: &Pairing, g: &GameRecord, loser: Option<usize>) -> GameRow {
     let seats = [p.a, p.b];
     let name = |seat: usize| t.participants[seats[seat]].name.clone();
-    let moves: Vec<String> = g
-        .moves
-        .iter()
-        .map(|&m| UciMove::from_move(m, CastlingMode::Standard).to_string())
-        .collect();
+    let moves: Vec<String> = g.moves.iter().map(uci).collect();
     GameRow {
         player_a: name(0),
         player_b: name(1),
@@ -343,7 +339,7 @@ fn game_row(t: &Tournament, p: &Pairing, g: &GameRecord, loser: Option<usize>) -
         white: name(g.white),
         black: name(1 - g.white),
         opening: p.opening(t.openings.len()) as u32,
-        start_fen: Fen::from_position(&g.start, EnPassantMode::Legal).to_string(),
+        start_fen: to_fen(&g.start),
         moves: moves.join(" "),
         result: g.result().to_owned(),
         termination: g.termination.describe(),
@@ -370,10 +366,7 @@ pub fn pgn(games: &[GameRow], event: &str, tc: &str) -> Result<String> {
         let mut pos = start.clone();
         let mut moves = Vec::new();
         for text in g.moves.split_whitespace() {
-            let m = text
-                .parse::<UciMove>()
-                .ok()
-                .and_then(|u| u.to_move(&pos).ok())
+            let m = crate::chess::moves::parse_uci(&pos, text)
                 .ok_or_else(|| bad(format!("move {text:?} is not legal")))?;
             pos.play_unchecked(m);
             moves.push(m);

@@ -5,8 +5,9 @@
 use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Role, attacks};
 
 use super::super::ordering::MAX_MOVES;
-use super::super::{decode_in, encode, hash, see};
+use super::super::{decode_in, encode, see};
 use super::{ATTACKER, MateSearcher, TtEntry};
+use crate::chess::hash;
 
 impl MateSearcher {
     pub(super) fn add_killer(&mut self, ply: usize, m: Move) {

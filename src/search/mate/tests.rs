@@ -2,8 +2,6 @@
 
 use super::order::{CheckInfo, NO_MOVE, pack, unpack};
 use super::*;
-use shakmaty::EnPassantMode;
-use shakmaty::fen::Fen;
 use shakmaty::san::San;
 
 fn pos(fen: &str) -> Chess {
@@ -43,7 +41,7 @@ fn bf_mated(p: &Chess, n: u32) -> bool {
 /// Checks a result against the brute force: the key mates in k, nothing mates in
 /// k - 1, and with no mate found, nothing mates in n.
 fn check_exact(p: &Chess, n: u32, r: &MateResult) {
-    let fen = Fen::from_position(p, EnPassantMode::Legal);
+    let fen = crate::chess::fen::to_fen(p);
     assert!(!r.stopped);
     match (r.best, r.mate_in) {
         (Some(key), Some(k)) => {

@@ -1,4 +1,4 @@
-//! Zobrist keys for the search and the opening book.
+//! Zobrist keys for the search, the opening book and the game rules (repetitions).
 //!
 //! Keys are shakmaty's [`Zobrist64`], which uses the Polyglot random numbers: the start
 //! position hashes to `0x463b96181691fc9c`. The en passant file is included only when a
