@@ -23,7 +23,9 @@ use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 use super::Player;
 use super::stopping::Stopping;
 use crate::eval::Evaluator;
-use crate::search::{Control, Info, Limits, MATE, Quiescence, Score, SearchResult, hash};
+use crate::search::{
+    Control, Info, Limits, MATE, Quiescence, Score, SearchResult, hash, root_moves,
+};
 
 /// Plays the move whose reply position the quiescence search likes best.
 pub struct GreedyPlayer {
@@ -87,15 +89,10 @@ impl Player for GreedyPlayer {
         info: &mut dyn FnMut(&Info),
     ) -> SearchResult {
         let mut stopping = Stopping::new(&self.control, limits);
-        let mut moves = pos.legal_moves();
-        if !limits.searchmoves.is_empty() {
-            moves.retain(|m| limits.searchmoves.contains(m));
-        }
-        if moves.is_empty() {
-            let mut r = super::plain_result(None, stopping.elapsed());
-            r.score = Score::from_internal(if pos.is_check() { -MATE } else { 0 });
-            return r;
-        }
+        let mut moves = match root_moves(pos, limits) {
+            Ok(moves) => moves,
+            Err(none) => return none.result(stopping.elapsed()),
+        };
         let uci = |m: &Move| UciMove::from_move(*m, CastlingMode::Standard).to_string();
         moves.sort_by_cached_key(uci);
 

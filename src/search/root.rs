@@ -13,7 +13,7 @@ use super::time;
 use super::tt::{Bound, NO_EVAL, score_to_tt};
 use super::{
     INF, Info, Limits, MATE, MATE_BOUND, MAX_DEPTH, NO_MATE_FALLBACK_DEPTH, Score, SearchResult,
-    Searcher, TB_WIN, encode, hash,
+    Searcher, TB_WIN, encode, hash, root_moves,
 };
 
 /// What the mate search at the root concluded.
@@ -61,21 +61,10 @@ impl Searcher {
         let root_key = hash::key(root);
         self.set_root(root);
 
-        let mut legal = root.legal_moves();
-        if !limits.searchmoves.is_empty() {
-            legal.retain(|m| limits.searchmoves.contains(m));
-        }
-        if legal.is_empty() {
-            let score = if root.is_check() { -MATE } else { 0 };
-            return SearchResult {
-                best: None,
-                ponder: None,
-                score: Score::from_internal(score),
-                depth: 0,
-                nodes: 0,
-                time: self.start.elapsed(),
-            };
-        }
+        let legal = match root_moves(root, limits) {
+            Ok(moves) => moves,
+            Err(none) => return none.result(self.start.elapsed()),
+        };
 
         // Order the root once (TT move, captures, ...) so that even an immediate stop
         // returns a sensible legal move.

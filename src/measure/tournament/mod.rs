@@ -23,6 +23,7 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 
+use crate::chess::hash::Fnv1a64;
 use crate::fit::ratings::table::CrossTable;
 
 use crate::db::tournaments::{self as store, GameRow};
@@ -68,13 +69,13 @@ impl Tournament {
     /// The settings a stored tournament keeps: games played under other ones would not be
     /// comparable (time control, move limit, openings).
     pub fn settings(&self) -> serde_json::Value {
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325; // FNV-1a
+        let mut hash = Fnv1a64::default();
         for pos in &self.openings {
             let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
-            for b in fen.bytes().chain([b'\n']) {
-                hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-            }
+            hash.write(fen.as_bytes());
+            hash.write(b"\n");
         }
+        let hash = hash.finish();
         serde_json::json!({
             "time_control": self.tc.describe(),
             "max_moves": self.max_moves,
