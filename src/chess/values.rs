@@ -44,7 +44,7 @@ mod tests {
     #[test]
     fn victims_first_then_cheaper_attackers() {
         let pos: Chess = crate::chess::fen::parse(
-            "4k3/8/8/2r1q3/3P4/8/2Q5/4K3 w - - 0 1",
+            "4k3/8/8/2r1q3/3P4/8/2Q5/7K w - - 0 1",
             crate::chess::fen::Leniency::Strict,
         )
         .unwrap();
