@@ -197,7 +197,7 @@ impl Searcher {
         if self.stopped {
             return Some(0);
         }
-        (score >= beta).then(|| if score >= MATE_BOUND { beta } else { score })
+        (score >= beta).then_some(if score >= MATE_BOUND { beta } else { score })
     }
 
     /// The move loop: ordered moves, futility pruning of quiet moves, PVS with late-move
