@@ -4,9 +4,9 @@
 //! before it ([`LAYERS`]; `tests::layers` checks every `crate::` path against it, and
 //! that no files import each other in a circle).
 //!
-//! 1. Primitives: [`error`]; [`chess`]: FEN text, UCI move text, Zobrist keys, how a
-//!    game ends, PGN output and seeded random numbers; [`engines`]: other UCI engines as
-//!    child processes, and their `info` lines.
+//! 1. Primitives: [`error`]; [`chess`]: FEN text, UCI move text, Zobrist and FNV-1a
+//!    hashes, how a game ends, PGN output, seeded random numbers, piece values;
+//!    [`engines`]: other UCI engines as child processes, and their `info` lines.
 //! 2. Readers: [`data`]: input formats (CSV, PGN with `[%eval]`, EPD, the Lichess
 //!    database, puzzles), labels and game results.
 //! 3. Positions: [`graph`]: the attack/defense graph and the study's features.

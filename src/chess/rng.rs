@@ -1,6 +1,18 @@
 //! SplitMix64 (Steele, Lea and Flood, 2014): a small, well-mixed seeded generator; all the
 //! players, the opening generator and the trainer need is a reproducible stream.
 
+/// The constant SplitMix64 adds to its state at each step (2⁶⁴ / φ, odd).
+pub const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// SplitMix64's finaliser (Stafford's "Mix13"): spreads every input bit over the output,
+/// a bijection of `u64`. Alone it turns a weak hash (FNV's low bits) into a well-mixed one.
+#[inline]
+pub fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 /// SplitMix64: a tiny seeded generator (the state is the seed, advanced by a constant).
 #[derive(Clone, Debug)]
 pub struct SplitMix(pub u64);
@@ -8,11 +20,8 @@ pub struct SplitMix(pub u64);
 impl SplitMix {
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0 = self.0.wrapping_add(GAMMA);
+        mix64(self.0)
     }
 
     /// Uniform in [−1, 1).
@@ -36,6 +45,7 @@ mod tests {
         let mut r = SplitMix(0);
         assert_eq!(r.next_u64(), 0xe220_a839_7b1d_cdaf);
         assert_eq!(r.next_u64(), 0x6e78_9e6a_a1b9_65f4);
+        assert_eq!(mix64(GAMMA), 0xe220_a839_7b1d_cdaf);
         let mut r = SplitMix(7);
         assert!((0..1000).all(|_| r.below(10) < 10));
         assert!(

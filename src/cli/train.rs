@@ -8,7 +8,7 @@ use std::time::Instant;
 use super::progress::{Progress as Bar, Unit};
 use anyhow::Context;
 use chessgraph::db::labels::LabelChoice;
-use chessgraph::fit::metrics::fit_k;
+use chessgraph::fit::metrics::k_or_default;
 use chessgraph::nnue::FeatureSet;
 use chessgraph::train::{self, Options, Progress, data};
 
@@ -126,16 +126,15 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                 .filter(|s| !s.result.is_nan())
                 .map(|s| (f64::from(s.label_cp), f64::from(s.result)))
                 .collect();
-            if pairs.len() >= 1000 {
-                let k = fit_k(&pairs) as f32;
+            let (k, fitted_on) = k_or_default(&pairs);
+            let k = k as f32;
+            if fitted_on > 0 {
                 writeln!(
                     out,
-                    "K = {k:.6} per cp, fitted on {} training positions with a label and a game result",
-                    pairs.len()
+                    "K = {k:.6} per cp, fitted on {fitted_on} training positions with a label and a game result"
                 )?;
                 k
             } else {
-                let k = std::f32::consts::LN_10 / 400.0;
                 writeln!(
                     out,
                     "K = {k:.6} per cp (ln 10 / 400: too few game results to fit it)"

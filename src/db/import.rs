@@ -15,6 +15,7 @@ use std::time::Instant;
 use indicatif::ProgressBar;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
+use crate::chess::fnv::Fnv1a64;
 use crate::data::{self, Format, GameInfo, Item, Label, ReadOptions, Reject, Row};
 use crate::{Error, Result};
 
@@ -374,7 +375,7 @@ fn fingerprint(path: &Path) -> Result<String> {
     let io = |e| Error::io(path, e);
     let mut file = File::open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
-    let mut hash = Fnv64::new();
+    let mut hash = Fnv1a64::default();
     let mut buf = Vec::with_capacity(PART as usize);
     (&mut file).take(PART).read_to_end(&mut buf).map_err(io)?;
     hash.write(&buf);
@@ -385,23 +386,7 @@ fn fingerprint(path: &Path) -> Result<String> {
         file.take(PART).read_to_end(&mut buf).map_err(io)?;
         hash.write(&buf);
     }
-    Ok(format!("{len}:{:016x}", hash.0))
-}
-
-/// FNV-1a, 64 bit: stable across Rust versions (unlike `DefaultHasher`).
-struct Fnv64(u64);
-
-impl Fnv64 {
-    fn new() -> Self {
-        Fnv64(0xcbf2_9ce4_8422_2325)
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
+    Ok(format!("{len}:{:016x}", hash.finish()))
 }
 
 /// Test hook, the only one of the import: `CHESSGRAPH_TEST_PAUSE_AFTER_BATCH=N:PATH` makes

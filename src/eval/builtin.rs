@@ -5,6 +5,7 @@ use shakmaty::{Role, Square};
 
 use super::layout::ROLES;
 use super::{Evaluator, Provenance, Term, Weights};
+use crate::chess::values::piece_value;
 
 /// A piece-square table written as on a diagram: first row a8..h8, last row a1..h1.
 pub type Table = [[i32; 8]; 8];
@@ -127,7 +128,17 @@ fn set_material(w: &mut Weights, values: [i32; 5]) {
 
 fn simplified_weights() -> Weights {
     let mut w = Weights::zero();
-    set_material(&mut w, [100, 320, 330, 500, 900]);
+    set_material(
+        &mut w,
+        [
+            Role::Pawn,
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Queen,
+        ]
+        .map(piece_value),
+    );
     let tables: [(Role, &Table, &Table); 6] = [
         (Role::Pawn, &sef::PAWN, &sef::PAWN),
         (Role::Knight, &sef::KNIGHT, &sef::KNIGHT),

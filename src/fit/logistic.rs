@@ -38,12 +38,8 @@ impl LogisticModel {
 
     /// The probability of the outcome for each row of `x`.
     pub fn predict(&self, x: ArrayView2<f64>) -> Vec<f64> {
-        self.logits(x).into_iter().map(sigmoid).collect()
+        self.logits(x).into_iter().map(metrics::sigmoid).collect()
     }
-}
-
-fn sigmoid(z: f64) -> f64 {
-    1.0 / (1.0 + (-z).exp())
 }
 
 /// Log-loss, accuracy and AUC of a model on some rows.
@@ -212,7 +208,7 @@ mod tests {
             let a = uniform(&mut s) * 60.0 - 30.0;
             let b = uniform(&mut s) * 2.0 - 1.0;
             xs.extend([a, b]);
-            y.push(uniform(&mut s) < sigmoid(-0.5 + 0.08 * a - 1.5 * b));
+            y.push(uniform(&mut s) < metrics::sigmoid(-0.5 + 0.08 * a - 1.5 * b));
         }
         let x = Array2::from_shape_vec((n, 2), xs).unwrap();
         let names = vec!["a".to_string(), "b".to_string()];

@@ -225,6 +225,39 @@ pub fn texel_loss(k: f64, eval: &[f64], label: &[f64]) -> f64 {
     total / eval.len() as f64
 }
 
+/// Mate labels count as this many centipawns (signed); centipawn labels are clamped to it.
+pub const MATE_LABEL_CP: f64 = 2500.0;
+
+/// A stored label `(eval_cp, mate)` in White-view centipawns for σ(K·label): mates to
+/// ±[`MATE_LABEL_CP`], centipawns clamped to that range; no label, `None`.
+pub fn label_cp(eval_cp: Option<i64>, mate: Option<i64>) -> Option<f64> {
+    match (eval_cp, mate) {
+        (Some(cp), _) => Some((cp as f64).clamp(-MATE_LABEL_CP, MATE_LABEL_CP)),
+        (None, Some(m)) => Some(if m > 0 { MATE_LABEL_CP } else { -MATE_LABEL_CP }),
+        (None, None) => None,
+    }
+}
+
+/// K when too few positions have both a label and a game result: ln(10)/400, the Elo
+/// scale (400 centipawns = 10 : 1 odds).
+pub const DEFAULT_K: f64 = std::f64::consts::LN_10 / 400.0;
+
+/// Fewest `(label, result)` pairs for K to be fitted rather than defaulted. Positions of
+/// one game share its result, so a few hundred positions are only a handful of games'
+/// worth of evidence; a thousand is some fifteen games or more.
+pub const MIN_K_POSITIONS: usize = 1000;
+
+/// The K policy of the tuner, the trainer and `eval`: K fitted on `pairs` ([`fit_k`]) when
+/// there are at least [`MIN_K_POSITIONS`], else [`DEFAULT_K`]. Returns K and the number
+/// of pairs it was fitted on (0 for the default).
+pub fn k_or_default(pairs: &[(f64, f64)]) -> (f64, usize) {
+    if pairs.len() >= MIN_K_POSITIONS {
+        (fit_k(pairs), pairs.len())
+    } else {
+        (DEFAULT_K, 0)
+    }
+}
+
 /// Fits K so that `σ(K·label)` predicts the results of `(label_cp, result)` pairs best
 /// (least squares; golden-section search on log K between 1e-5 and 0.1 per centipawn).
 pub fn fit_k(pairs: &[(f64, f64)]) -> f64 {
@@ -384,5 +417,24 @@ mod tests {
             texel_loss(k, &[0.0, 50.0], &[100.0, 50.0]),
             0.0625 / 2.0
         ));
+    }
+
+    #[test]
+    fn k_is_fitted_from_the_minimum_size_and_defaulted_below() {
+        let pairs = |n: usize| -> Vec<(f64, f64)> {
+            (0..n)
+                .map(|i| {
+                    let label = i as f64 - n as f64 / 2.0;
+                    (label, sigmoid(0.006 * label))
+                })
+                .collect()
+        };
+        assert_eq!(k_or_default(&pairs(MIN_K_POSITIONS - 1)), (DEFAULT_K, 0));
+        let (k, n) = k_or_default(&pairs(MIN_K_POSITIONS));
+        assert_eq!(n, MIN_K_POSITIONS);
+        assert!((k - 0.006).abs() < 1e-4, "{k}");
+        assert_eq!(label_cp(Some(-9000), None), Some(-MATE_LABEL_CP));
+        assert_eq!(label_cp(None, Some(2)), Some(MATE_LABEL_CP));
+        assert_eq!(label_cp(None, None), None);
     }
 }

@@ -16,6 +16,8 @@
 
 use rusqlite::{Connection, params};
 
+use crate::chess::fnv::Fnv1a64;
+use crate::chess::rng::mix64;
 use crate::data::GameResult;
 use crate::db::labels::LabelChoice;
 use crate::{Error, Result};
@@ -93,16 +95,11 @@ pub fn bucket(fen: &str, seed: i64) -> u32 {
 /// A 64-bit hash of `fen` under `seed` (FNV-1a then splitmix64's finalizer): a fixed
 /// pseudo-random order of positions, e.g. for deterministic samples.
 pub fn bucket_u64(fen: &str, seed: i64) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in seed.to_string().bytes().chain([b':']).chain(fen.bytes()) {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
+    let mut h = Fnv1a64::default();
+    h.write(format!("{seed}:").as_bytes());
+    h.write(fen.as_bytes());
     // FNV's low bits mix poorly; the splitmix64 finalizer spreads every input bit.
-    h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    h ^= h >> 31;
-    h
+    mix64(h.finish())
 }
 
 /// Reads the database's split seed and proportions.

@@ -32,7 +32,7 @@ pub struct Sample {
 
 /// K of σ(K·cp) for the Texel loss of `samples`: fitted once on their centipawn labels and
 /// game results (so every evaluator measured on them gets the same K), or ln(10)/400 when
-/// fewer than 200 have both.
+/// fewer than [`crate::fit::metrics::MIN_K_POSITIONS`] have both.
 pub fn fit_k(samples: &[Sample]) -> f64 {
     let pairs: Vec<(f64, f64)> = samples
         .iter()
@@ -41,11 +41,7 @@ pub fn fit_k(samples: &[Sample]) -> f64 {
             _ => None,
         })
         .collect();
-    if pairs.len() < 200 {
-        crate::tune::DEFAULT_K
-    } else {
-        crate::fit::metrics::fit_k(&pairs)
-    }
+    crate::fit::metrics::k_or_default(&pairs).0
 }
 
 /// Reads positions and labels from a CSV, EPD or PGN file (`-`: standard input).

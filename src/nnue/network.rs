@@ -31,6 +31,7 @@ use super::accumulator::Accumulator;
 use super::features::{self, FeatureSet};
 use super::simd::{add_assign, screlu_dot};
 use super::{QA, QB, SCALE};
+use crate::chess::fnv::fnv1a64;
 
 const MAGIC: &[u8; 8] = b"CGNNUE\r\n";
 /// The file format version this chessgraph writes (it also reads version 1).
@@ -369,15 +370,6 @@ impl Network {
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
         std::fs::write(path, self.to_bytes())
     }
-}
-
-fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
 }
 
 struct Reader<'a> {

@@ -24,7 +24,7 @@ use super::stopping::Stopping;
 use crate::chess::hash;
 use crate::chess::moves::uci;
 use crate::eval::Evaluator;
-use crate::search::{Control, Info, Limits, MATE, Quiescence, Score, SearchResult};
+use crate::search::{Control, Info, Limits, MATE, Quiescence, Score, SearchResult, root_moves};
 
 /// Plays the move whose reply position the quiescence search likes best.
 pub struct GreedyPlayer {
@@ -88,15 +88,10 @@ impl Player for GreedyPlayer {
         info: &mut dyn FnMut(&Info),
     ) -> SearchResult {
         let mut stopping = Stopping::new(&self.control, limits);
-        let mut moves = pos.legal_moves();
-        if !limits.searchmoves.is_empty() {
-            moves.retain(|m| limits.searchmoves.contains(m));
-        }
-        if moves.is_empty() {
-            let mut r = super::plain_result(None, stopping.elapsed());
-            r.score = Score::from_internal(if pos.is_check() { -MATE } else { 0 });
-            return r;
-        }
+        let mut moves = match root_moves(pos, limits) {
+            Ok(moves) => moves,
+            Err(none) => return none.result(stopping.elapsed()),
+        };
         moves.sort_by_cached_key(uci);
 
         let mut keys = history.to_vec();

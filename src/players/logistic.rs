@@ -5,11 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use shakmaty::{Chess, Move, Position};
+use shakmaty::Chess;
 
 use super::{Player, plain_result};
 use crate::fit::moves::{ModelFileError, MoveModel};
-use crate::search::{Control, Info, Limits, SearchResult};
+use crate::search::{Control, Info, Limits, SearchResult, root_moves};
 
 /// Plays the most probable move of a logistic move model.
 pub struct LogisticPlayer {
@@ -51,11 +51,10 @@ impl Player for LogisticPlayer {
         _info: &mut dyn FnMut(&Info),
     ) -> SearchResult {
         let start = Instant::now();
-        let mut moves: Vec<Move> = pos.legal_moves().into_iter().collect();
-        if !limits.searchmoves.is_empty() {
-            moves.retain(|m| limits.searchmoves.contains(m));
+        match root_moves(pos, limits) {
+            Ok(moves) => plain_result(self.model.best(pos, &moves), start.elapsed()),
+            Err(none) => none.result(start.elapsed()),
         }
-        plain_result(self.model.best(pos, &moves), start.elapsed())
     }
 }
 
@@ -64,6 +63,7 @@ mod tests {
     use super::*;
     use crate::chess::fen::{Leniency, parse};
     use crate::chess::moves::uci;
+    use shakmaty::{Move, Position};
 
     #[test]
     fn plays_the_most_probable_legal_move() {

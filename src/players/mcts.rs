@@ -13,7 +13,7 @@
 //! ([`super::rules`]); rollouts ignore repetitions. The move played is the most visited
 //! child of the root (ties: the higher win rate, then the first expanded).
 //!
-//! All randomness comes from one [`Rng`] seeded with S (default 1) and reset by
+//! All randomness comes from one [`SplitMix`] seeded with S (default 1) and reset by
 //! `ucinewgame`, so a seed replays the same game. `go nodes K` lowers the iteration count
 //! to K; `stop` and the time budget end the search after the running iteration (at least
 //! one is always run); depth limits are ignored. The reported score is the most visited
@@ -30,11 +30,11 @@ use std::sync::Arc;
 use shakmaty::{Chess, Color, Move, Position};
 
 use super::Player;
-use super::random::Rng;
 use super::stopping::Stopping;
 use crate::chess::hash;
+use crate::chess::rng::SplitMix;
 use crate::eval::{EVAL_LIMIT, Evaluator};
-use crate::search::{Control, Info, Limits, MATE, Score, SearchResult};
+use crate::search::{Control, Info, Limits, MATE, Score, SearchResult, root_moves};
 
 /// Default number of iterations.
 pub const DEFAULT_ITERATIONS: u64 = 3_000;
@@ -76,7 +76,7 @@ impl Default for MctsSettings {
 pub struct MctsPlayer {
     settings: MctsSettings,
     evaluator: Arc<Evaluator>,
-    rng: Rng,
+    rng: SplitMix,
     control: Control,
 }
 
@@ -84,7 +84,7 @@ impl MctsPlayer {
     /// An MCTS player with `settings`, scoring rollouts with `evaluator`.
     pub fn new(settings: MctsSettings, evaluator: Arc<Evaluator>) -> MctsPlayer {
         MctsPlayer {
-            rng: Rng::new(settings.seed),
+            rng: SplitMix(settings.seed),
             settings,
             evaluator,
             control: Control::default(),
@@ -186,7 +186,7 @@ impl Tree<'_> {
 
     /// One iteration: select, expand, roll out, back up. Returns the depth of the node
     /// rolled out from.
-    fn iterate(&mut self, rng: &mut Rng) -> u32 {
+    fn iterate(&mut self, rng: &mut SplitMix) -> u32 {
         let mut node = 0;
         let mut depth = 0;
         while self.nodes[node].terminal.is_none() && self.moves(node).is_empty() {
@@ -273,7 +273,7 @@ impl Tree<'_> {
 
 /// A random playout of at most `plies` plies from `pos`; the result for the side to move
 /// at `pos` (1 win, ½ draw, 0 loss).
-fn rollout(pos: &Chess, plies: u32, evaluator: &Evaluator, rng: &mut Rng) -> f64 {
+fn rollout(pos: &Chess, plies: u32, evaluator: &Evaluator, rng: &mut SplitMix) -> f64 {
     let mut p = pos.clone();
     let mut ply = 0;
     // The result for the side to move at `p`, then turned to `pos`'s side.
@@ -323,7 +323,7 @@ impl Player for MctsPlayer {
 
     fn new_game(&mut self) {
         // Each game replays from the seed: a tournament's games do not depend on order.
-        self.rng = Rng::new(self.settings.seed);
+        self.rng = SplitMix(self.settings.seed);
     }
 
     fn set_evaluator(&mut self, evaluator: Arc<Evaluator>) {
@@ -345,14 +345,9 @@ impl Player for MctsPlayer {
             settings: self.settings,
         };
         tree.add(pos.clone(), hash::key(pos), None, None);
-        let root_moves = tree.moves(0);
-        if !limits.searchmoves.is_empty() {
-            root_moves.retain(|m| limits.searchmoves.contains(m));
-        }
-        if root_moves.is_empty() {
-            let mut r = super::plain_result(None, stopping.elapsed());
-            r.score = Score::from_internal(if pos.is_check() { -MATE } else { 0 });
-            return r;
+        match root_moves(pos, limits) {
+            Ok(moves) => *tree.moves(0) = moves.to_vec(),
+            Err(none) => return none.result(stopping.elapsed()),
         }
         let mut iterations = 0u64;
         let (mut depth, mut seldepth) = (0, 0);
@@ -472,7 +467,7 @@ mod tests {
         };
         let p = pos("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1");
         t.add(p.clone(), hash::key(&p), None, None);
-        let mut rng = Rng::new(3);
+        let mut rng = SplitMix(3);
         for _ in 0..300 {
             t.iterate(&mut rng);
         }
@@ -511,7 +506,7 @@ mod tests {
     #[test]
     fn rollout_scores_terminal_positions_exactly() {
         let material = Evaluator::builtin("material").unwrap();
-        let mut rng = Rng::new(1);
+        let mut rng = SplitMix(1);
         // Mated: a loss for the side to move, whatever the material says.
         let mated = pos("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3");
         assert_eq!(rollout(&mated, 6, &material, &mut rng), 0.0);

@@ -29,9 +29,11 @@ use shakmaty::{Chess, Color, Move, MoveList, Position};
 use super::Player;
 use super::stopping::Stopping;
 use crate::chess::hash;
+use crate::chess::values::mvv_lva;
 use crate::eval::Evaluator;
-use crate::search::see::value;
-use crate::search::{Control, INF, Info, Limits, MATE, MATE_BOUND, Score, SearchResult};
+use crate::search::{
+    Control, INF, Info, Limits, MATE, MATE_BOUND, Score, SearchResult, root_moves,
+};
 
 /// The default depth (plies).
 pub const DEFAULT_DEPTH: u32 = 4;
@@ -56,23 +58,12 @@ impl MinimaxPlayer {
     }
 }
 
-/// Capture ordering key: most valuable victim (and promotion), then least valuable
-/// attacker; quiet moves 0.
-fn mvv_lva(m: &Move) -> i32 {
-    let victim = match m {
-        Move::EnPassant { .. } => value(shakmaty::Role::Pawn),
-        _ => m.capture().map_or(0, value),
-    };
-    let promotion = m.promotion().map_or(0, value);
-    if victim + promotion == 0 {
-        return 0;
-    }
-    16 * (victim + promotion) - value(m.role()) / 10
-}
-
 /// Sorts captures first by MVV-LVA; a stable sort, so equal moves keep their order.
 fn order(moves: &mut MoveList) {
-    moves.sort_by_key(|m| std::cmp::Reverse(mvv_lva(m)));
+    moves.sort_by_key(|&m| {
+        let tactical = m.is_capture() || m.is_promotion();
+        std::cmp::Reverse(if tactical { mvv_lva(m) } else { 0 })
+    });
 }
 
 /// One search: the tree walk and its counters.
@@ -174,15 +165,10 @@ impl Player for MinimaxPlayer {
         info: &mut dyn FnMut(&Info),
     ) -> SearchResult {
         let stopping = Stopping::new(&self.control, limits);
-        let mut moves = pos.legal_moves();
-        if !limits.searchmoves.is_empty() {
-            moves.retain(|m| limits.searchmoves.contains(m));
-        }
-        if moves.is_empty() {
-            let mut r = super::plain_result(None, stopping.elapsed());
-            r.score = Score::from_internal(if pos.is_check() { -MATE } else { 0 });
-            return r;
-        }
+        let mut moves = match root_moves(pos, limits) {
+            Ok(moves) => moves,
+            Err(none) => return none.result(stopping.elapsed()),
+        };
         order(&mut moves);
         let max_depth = limits.depth.map_or(self.depth, |d| d.clamp(1, self.depth));
         let root_key = hash::key(pos);

@@ -329,6 +329,35 @@ mod tests {
     }
 
     #[test]
+    fn every_player_scores_a_mated_root_minus_mate_and_a_stalemate_zero() {
+        use crate::search::{MATE, Score};
+        let dir = tempfile::tempdir().unwrap();
+        let model = dir.path().join("model.json");
+        crate::fit::moves::MoveModel::from_columns(0.0, &[0.0; 192])
+            .write(&model)
+            .unwrap();
+        let logistic = format!("logistic:model={}", model.display());
+        let mated: Chess = crate::chess::fen::parse(
+            "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",
+            crate::chess::fen::Leniency::Strict,
+        )
+        .unwrap();
+        let stalemate: Chess = crate::chess::fen::parse(
+            "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
+            crate::chess::fen::Leniency::Strict,
+        )
+        .unwrap();
+        for spec in ["engine", "random", "greedy", "minimax", "mcts", &logistic] {
+            let mut p = build(&Spec::parse(spec).unwrap(), seed003(), &resolve).unwrap();
+            for (pos, score) in [(&mated, -MATE), (&stalemate, 0)] {
+                let r = p.choose(pos, &[], &Limits::default(), &mut |_| {});
+                assert_eq!(r.best, None, "{spec}");
+                assert_eq!(r.score, Score::from_internal(score), "{spec}");
+            }
+        }
+    }
+
+    #[test]
     fn engine_player_moves_legally() {
         let mut p = build(&Spec::parse("engine").unwrap(), seed003(), &resolve).unwrap();
         let pos = Chess::default();

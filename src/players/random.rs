@@ -3,45 +3,16 @@
 
 use std::time::Instant;
 
-use shakmaty::{Chess, Position};
+use shakmaty::Chess;
 
 use super::{Player, plain_result};
-use crate::search::{Control, Info, Limits, SearchResult};
-
-/// SplitMix64: a small, well-mixed generator; all the players need is a seeded stream.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator from a seed.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A uniform index below `n` (`n > 0`), without modulo bias.
-    pub fn below(&mut self, n: usize) -> usize {
-        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
-    }
-
-    /// A uniform float in [0, 1).
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+use crate::chess::rng::SplitMix;
+use crate::search::{Control, Info, Limits, SearchResult, root_moves};
 
 /// Plays a uniformly random legal move.
 pub struct RandomPlayer {
     seed: u64,
-    rng: Rng,
+    rng: SplitMix,
     control: Control,
 }
 
@@ -50,7 +21,7 @@ impl RandomPlayer {
     pub fn new(seed: u64) -> RandomPlayer {
         RandomPlayer {
             seed,
-            rng: Rng::new(seed),
+            rng: SplitMix(seed),
             control: Control::default(),
         }
     }
@@ -67,7 +38,7 @@ impl Player for RandomPlayer {
 
     fn new_game(&mut self) {
         // Each game replays from the seed: a tournament's games do not depend on order.
-        self.rng = Rng::new(self.seed);
+        self.rng = SplitMix(self.seed);
     }
 
     fn choose(
@@ -78,18 +49,17 @@ impl Player for RandomPlayer {
         _info: &mut dyn FnMut(&Info),
     ) -> SearchResult {
         let start = Instant::now();
-        let mut moves = pos.legal_moves();
-        if !limits.searchmoves.is_empty() {
-            moves.retain(|m| limits.searchmoves.contains(m));
+        match root_moves(pos, limits) {
+            Ok(moves) => plain_result(Some(moves[self.rng.below(moves.len())]), start.elapsed()),
+            Err(none) => none.result(start.elapsed()),
         }
-        let best = (!moves.is_empty()).then(|| moves[self.rng.below(moves.len())]);
-        plain_result(best, start.elapsed())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shakmaty::Position;
 
     fn play(seed: u64, plies: usize) -> Vec<shakmaty::Move> {
         let mut p = RandomPlayer::new(seed);

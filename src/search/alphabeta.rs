@@ -8,11 +8,28 @@ use shakmaty::{Chess, Position};
 use super::ordering::{MAX_MOVES, pick_best};
 use super::params::*;
 use super::pruning::null_move;
+use super::tt::Hit;
 use super::tt::{Bound, NO_EVAL, score_from_tt, score_to_tt};
 use super::{INF, MATE, MATE_BOUND, MAX_PLY, Searcher, TB_WIN, encode};
 use crate::chess::hash;
 
+/// What the move loop needs to know about the node it searches.
+#[derive(Clone, Copy)]
+struct Node {
+    key: u64,
+    depth: i32,
+    ply: usize,
+    pv_node: bool,
+    in_check: bool,
+    /// The static evaluation (−[`INF`] in check).
+    static_eval: i32,
+}
+
 impl Searcher {
+    /// Principal variation search of `pos` (Zobrist key `key`) to `depth` plies within
+    /// (`alpha`, `beta`), fail-soft: draws and the ply limit, mate distance pruning, the
+    /// TT cutoff, a Syzygy WDL probe, check extension, pruning before the moves, then the
+    /// move loop and the TT store.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn negamax(
         &mut self,
@@ -36,19 +53,8 @@ impl Searcher {
         }
         self.seldepth = self.seldepth.max(ply);
         let pv_node = beta - alpha > 1;
-
-        // Draws.
-        if pos.halfmoves() >= 100 {
-            if in_check && pos.legal_moves().is_empty() {
-                return -MATE + ply as i32;
-            }
-            return 0;
-        }
-        if self.is_repetition(key, pos.halfmoves()) || pos.is_insufficient_material() {
-            return 0;
-        }
-        if ply >= MAX_PLY - 1 {
-            return if in_check { 0 } else { self.evaluate(pos, ply) };
+        if let Some(score) = self.draw_or_horizon(pos, key, in_check, ply) {
+            return score;
         }
 
         // Mate distance pruning.
@@ -60,22 +66,9 @@ impl Searcher {
         let alpha_orig = alpha;
 
         let hit = self.tt.probe(key);
-        let tt_move = hit.map_or(0, |h| h.mv);
-        if let Some(h) = hit
-            && !pv_node
-            && h.depth >= depth
-        {
-            let s = score_from_tt(h.score, ply);
-            let cut = match h.bound {
-                Bound::Exact => true,
-                Bound::Lower => s >= beta,
-                Bound::Upper => s <= alpha,
-            };
-            if cut {
-                return s;
-            }
+        if let Some(score) = tt_cutoff(hit, pv_node, depth, alpha, beta, ply) {
+            return score;
         }
-
         if let Some(score) = self.probe_wdl(pos, ply) {
             self.tt.store(
                 key,
@@ -91,7 +84,6 @@ impl Searcher {
         if in_check {
             depth += 1;
         }
-
         let static_eval = if in_check {
             -INF
         } else {
@@ -100,56 +92,141 @@ impl Searcher {
                 _ => self.evaluate(pos, ply),
             }
         };
-
-        if !pv_node && !in_check && beta.abs() < MATE_BOUND {
-            // Reverse futility: far above beta with little depth left.
-            if depth <= RFP_MAX_DEPTH && static_eval - RFP_MARGIN * depth >= beta {
-                return static_eval;
-            }
-            // Null move: give the opponent a free move; still above beta means cut.
-            let us = pos.board().by_color(pos.turn());
-            let has_pieces = (us & !pos.board().pawns() & !pos.board().kings()).any();
-            if allow_null
-                && depth >= NMP_MIN_DEPTH
-                && static_eval >= beta
-                && has_pieces
-                && let Some(null) = null_move(pos)
-            {
-                let r = NMP_BASE + depth / NMP_DEPTH_DIVISOR;
-                let null_key = hash::key_after_null(pos, key);
-                self.made(pos, ply, None);
-                self.keys.push(key);
-                let score = -self.negamax(
-                    &null,
-                    null_key,
-                    depth - 1 - r,
-                    -beta,
-                    -beta + 1,
-                    ply + 1,
-                    false,
-                );
-                self.keys.pop();
-                if self.stopped {
-                    return 0;
-                }
-                if score >= beta {
-                    return if score >= MATE_BOUND { beta } else { score };
-                }
-            }
+        let node = Node {
+            key,
+            depth,
+            ply,
+            pv_node,
+            in_check,
+            static_eval,
+        };
+        if let Some(score) = self.prune_before_moves(pos, &node, beta, allow_null) {
+            return score;
         }
 
+        let tt_move = hit.map_or(0, |h| h.mv);
+        let Some((best_score, best_code)) = self.move_loop(pos, &node, tt_move, alpha, beta) else {
+            return 0;
+        };
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else if best_score > alpha_orig {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        let eval_store = if in_check { NO_EVAL } else { static_eval };
+        self.tt.store(
+            key,
+            best_code,
+            score_to_tt(best_score, ply),
+            eval_store,
+            depth,
+            bound,
+        );
+        best_score
+    }
+
+    /// The score of a node decided without a search: a draw by the fifty-move rule (unless
+    /// mated), by repetition or by insufficient material, or the ply limit (the static
+    /// evaluation; 0 in check).
+    fn draw_or_horizon(
+        &mut self,
+        pos: &Chess,
+        key: u64,
+        in_check: bool,
+        ply: usize,
+    ) -> Option<i32> {
+        if pos.halfmoves() >= 100 {
+            if in_check && pos.legal_moves().is_empty() {
+                return Some(-MATE + ply as i32);
+            }
+            return Some(0);
+        }
+        if self.is_repetition(key, pos.halfmoves()) || pos.is_insufficient_material() {
+            return Some(0);
+        }
+        if ply >= MAX_PLY - 1 {
+            return Some(if in_check { 0 } else { self.evaluate(pos, ply) });
+        }
+        None
+    }
+
+    /// Pruning before the moves at a non-PV node out of check: reverse futility (static
+    /// evaluation far above beta with little depth left) and the null move (a free move
+    /// for the opponent still fails high). `Some` is the node's score (0 when stopped).
+    fn prune_before_moves(
+        &mut self,
+        pos: &Chess,
+        node: &Node,
+        beta: i32,
+        allow_null: bool,
+    ) -> Option<i32> {
+        let Node {
+            key,
+            depth,
+            ply,
+            static_eval,
+            ..
+        } = *node;
+        if node.pv_node || node.in_check || beta.abs() >= MATE_BOUND {
+            return None;
+        }
+        if depth <= RFP_MAX_DEPTH && static_eval - RFP_MARGIN * depth >= beta {
+            return Some(static_eval);
+        }
+        let us = pos.board().by_color(pos.turn());
+        let has_pieces = (us & !pos.board().pawns() & !pos.board().kings()).any();
+        if !(allow_null && depth >= NMP_MIN_DEPTH && static_eval >= beta && has_pieces) {
+            return None;
+        }
+        let null = null_move(pos)?;
+        let r = NMP_BASE + depth / NMP_DEPTH_DIVISOR;
+        let null_key = hash::key_after_null(pos, key);
+        self.made(pos, ply, None);
+        self.keys.push(key);
+        let score = -self.negamax(
+            &null,
+            null_key,
+            depth - 1 - r,
+            -beta,
+            -beta + 1,
+            ply + 1,
+            false,
+        );
+        self.keys.pop();
+        if self.stopped {
+            return Some(0);
+        }
+        (score >= beta).then_some(if score >= MATE_BOUND { beta } else { score })
+    }
+
+    /// The move loop: ordered moves, futility pruning of quiet moves, PVS with late-move
+    /// reductions, the PV and the quiet-move statistics on a cutoff. Returns the best score
+    /// and move code (mate or stalemate without a move), `None` when stopped.
+    fn move_loop(
+        &mut self,
+        pos: &Chess,
+        node: &Node,
+        tt_move: u16,
+        mut alpha: i32,
+        beta: i32,
+    ) -> Option<(i32, u16)> {
+        let Node {
+            key, depth, ply, ..
+        } = *node;
         let mut moves = pos.legal_moves();
         if moves.is_empty() {
-            return if in_check { -MATE + ply as i32 } else { 0 };
+            return Some((if node.in_check { -MATE + ply as i32 } else { 0 }, 0));
         }
         let mut scores = [0i32; MAX_MOVES];
         self.score_moves(pos, &moves, tt_move, ply, &mut scores);
 
-        let futility = !pv_node
-            && !in_check
+        let futility = !node.pv_node
+            && !node.in_check
             && depth <= FUTILITY_MAX_DEPTH
             && alpha.abs() < MATE_BOUND
-            && static_eval + FUTILITY_MARGIN * depth <= alpha;
+            && node.static_eval + FUTILITY_MARGIN * depth <= alpha;
         let mut best_score = -INF;
         let mut best_code = 0u16;
         let mut searched = 0usize;
@@ -169,56 +246,16 @@ impl Searcher {
                 continue;
             }
             let child_key = hash::key_after(pos, key, m, &child);
-            let new_depth = depth - 1;
-            self.keys.push(key);
-            let mut score;
-            if searched == 0 {
-                score = -self.negamax(&child, child_key, new_depth, -beta, -alpha, ply + 1, true);
+            let r = if searched > 0 && quiet && !node.in_check && !gives_check {
+                self.lmr_reduction(node, searched, code == killers[0] || code == killers[1])
             } else {
-                let mut r = 0;
-                if depth >= LMR_MIN_DEPTH
-                    && searched >= LMR_MIN_SEARCHED
-                    && quiet
-                    && !in_check
-                    && !gives_check
-                {
-                    r = i32::from(self.lmr[depth.min(63) as usize][searched.min(63)]);
-                    if pv_node {
-                        r -= 1;
-                    }
-                    if code == killers[0] || code == killers[1] {
-                        r -= 1;
-                    }
-                    r = r.clamp(0, new_depth - 1);
-                }
-                score = -self.negamax(
-                    &child,
-                    child_key,
-                    new_depth - r,
-                    -alpha - 1,
-                    -alpha,
-                    ply + 1,
-                    true,
-                );
-                if score > alpha && r > 0 && !self.stopped {
-                    score = -self.negamax(
-                        &child,
-                        child_key,
-                        new_depth,
-                        -alpha - 1,
-                        -alpha,
-                        ply + 1,
-                        true,
-                    );
-                }
-                if score > alpha && score < beta && !self.stopped {
-                    score =
-                        -self.negamax(&child, child_key, new_depth, -beta, -alpha, ply + 1, true);
-                }
-            }
+                0
+            };
+            self.keys.push(key);
+            let score = self.pvs_child(&child, child_key, node, searched == 0, r, alpha, beta);
             self.keys.pop();
             if self.stopped {
-                return 0;
+                return None;
             }
             searched += 1;
             if score > best_score {
@@ -240,24 +277,61 @@ impl Searcher {
                 quiets += 1;
             }
         }
+        Some((best_score, best_code))
+    }
 
-        let bound = if best_score >= beta {
-            Bound::Lower
-        } else if best_score > alpha_orig {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
-        let eval_store = if in_check { NO_EVAL } else { static_eval };
-        self.tt.store(
-            key,
-            best_code,
-            score_to_tt(best_score, ply),
-            eval_store,
-            depth,
-            bound,
+    /// Late-move reduction of a quiet, non-checking move searched after `searched` others:
+    /// from the table by depth and move number, one less at a PV node and for a killer, at
+    /// most the remaining depth less one.
+    fn lmr_reduction(&self, node: &Node, searched: usize, killer: bool) -> i32 {
+        let depth = node.depth;
+        if depth < LMR_MIN_DEPTH || searched < LMR_MIN_SEARCHED {
+            return 0;
+        }
+        let mut r = i32::from(self.lmr[depth.min(63) as usize][searched.min(63)]);
+        if node.pv_node {
+            r -= 1;
+        }
+        if killer {
+            r -= 1;
+        }
+        r.clamp(0, depth - 2)
+    }
+
+    /// Principal variation search of one child: the first move with the full window, the
+    /// others with a null window reduced by `r`, re-searched at full depth when a
+    /// reduced search beats alpha, then with the full window when inside it.
+    #[allow(clippy::too_many_arguments)]
+    fn pvs_child(
+        &mut self,
+        child: &Chess,
+        child_key: u64,
+        node: &Node,
+        first: bool,
+        r: i32,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        let (new_depth, ply) = (node.depth - 1, node.ply + 1);
+        if first {
+            return -self.negamax(child, child_key, new_depth, -beta, -alpha, ply, true);
+        }
+        let mut score = -self.negamax(
+            child,
+            child_key,
+            new_depth - r,
+            -alpha - 1,
+            -alpha,
+            ply,
+            true,
         );
-        best_score
+        if score > alpha && r > 0 && !self.stopped {
+            score = -self.negamax(child, child_key, new_depth, -alpha - 1, -alpha, ply, true);
+        }
+        if score > alpha && score < beta && !self.stopped {
+            score = -self.negamax(child, child_key, new_depth, -beta, -alpha, ply, true);
+        }
+        score
     }
 
     /// Syzygy WDL probe right after a capture or pawn move.
@@ -277,4 +351,24 @@ impl Searcher {
             Outcome::Draw => 0,
         })
     }
+}
+
+/// The transposition table cutoff at a non-PV node: an entry at least as deep whose bound
+/// decides the window returns its score.
+fn tt_cutoff(
+    hit: Option<Hit>,
+    pv_node: bool,
+    depth: i32,
+    alpha: i32,
+    beta: i32,
+    ply: usize,
+) -> Option<i32> {
+    let h = hit.filter(|h| !pv_node && h.depth >= depth)?;
+    let s = score_from_tt(h.score, ply);
+    let cut = match h.bound {
+        Bound::Exact => true,
+        Bound::Lower => s >= beta,
+        Bound::Upper => s <= alpha,
+    };
+    cut.then_some(s)
 }

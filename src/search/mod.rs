@@ -4,7 +4,8 @@
 //! - `searcher`: the [`Searcher`] (transposition table, ordering heuristics, limits,
 //!   settings) and its evaluation hook, linear or NNUE (`nnue`: incremental accumulators).
 //! - `root`: iterative deepening with aspiration windows and MultiPV, `go mate N` and
-//!   Syzygy roots.
+//!   Syzygy roots; [`root_moves`]: the root's moves (`searchmoves`) or its score without
+//!   one, for the engine and every player.
 //! - `alphabeta`: the principal variation search (negamax, fail-soft) with check
 //!   extension, reverse futility, null-move (`pruning`), late-move reductions, futility
 //!   pruning, repetition / fifty-move / insufficient-material draws, mate-distance
@@ -27,6 +28,7 @@ mod pruning;
 mod pv;
 mod qsearch;
 mod root;
+mod root_moves;
 mod searcher;
 pub mod see;
 pub mod tablebase;
@@ -34,6 +36,7 @@ pub mod time;
 pub mod tt;
 
 pub use qsearch::{Quiescence, qsearch_eval, qsearch_leaf};
+pub use root_moves::{NoMove, root_moves};
 pub use searcher::Searcher;
 
 use std::fmt;

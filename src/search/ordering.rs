@@ -4,6 +4,7 @@
 use shakmaty::{Chess, Move, MoveList, Position, Role};
 
 use super::{Searcher, encode, see};
+use crate::chess::values::{mvv_lva, piece_value};
 
 /// Capacity of shakmaty's [`MoveList`] (the most legal moves a position can have, with
 /// room to spare): per-node score buffers are this long, on the stack.
@@ -35,16 +36,6 @@ const ORDER_BAD_CAPTURE: i32 = -10_000_000;
 const ORDER_UNDERPROMOTION: i32 = -20_000_000;
 const HISTORY_MAX: i32 = 1 << 14;
 
-#[inline]
-pub(super) fn mvv_lva(m: Move) -> i32 {
-    let victim = match m {
-        Move::EnPassant { .. } => see::value(Role::Pawn),
-        _ => m.capture().map_or(0, see::value),
-    };
-    let promo = m.promotion().map_or(0, see::value);
-    16 * (victim + promo) - see::value(m.role()) / 10
-}
-
 impl Searcher {
     pub(super) fn score_moves(
         &self,
@@ -61,7 +52,7 @@ impl Searcher {
             out[i] = if code == tt_move {
                 ORDER_TT
             } else if let Some(p) = m.promotion().filter(|&p| p != Role::Queen) {
-                ORDER_UNDERPROMOTION + see::value(p)
+                ORDER_UNDERPROMOTION + piece_value(p)
             } else if m.is_capture() || m.is_promotion() {
                 if see::see(pos, m) >= 0 {
                     ORDER_GOOD_CAPTURE + mvv_lva(m)

@@ -3,12 +3,13 @@
 
 use std::sync::Arc;
 
-use shakmaty::{Chess, Color, Move, Position, Role};
+use shakmaty::{Chess, Color, Position, Role};
 
-use super::ordering::{MAX_MOVES, mvv_lva, pick_best};
+use super::ordering::{MAX_MOVES, pick_best};
 use super::params::DELTA_MARGIN;
 use super::tt::TranspositionTable;
 use super::{INF, MATE, MAX_PLY, Searcher, encode, see};
+use crate::chess::values::{captured_value, mvv_lva};
 use crate::eval::Evaluator;
 
 impl Searcher {
@@ -55,10 +56,7 @@ impl Searcher {
             let m = pick_best(&mut moves, &mut scores, i);
             if !in_check {
                 if !m.is_promotion() {
-                    let gain = match m {
-                        Move::EnPassant { .. } => see::value(Role::Pawn),
-                        _ => m.capture().map_or(0, see::value),
-                    };
+                    let gain = captured_value(m);
                     // Delta pruning: even winning the piece outright cannot reach alpha.
                     if stand_pat + gain + DELTA_MARGIN <= alpha {
                         continue;

@@ -4,7 +4,7 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use shakmaty::{Chess, Move, Position};
+use shakmaty::{Chess, Move, MoveList, Position};
 
 use super::mate::{self, MateLimits, MateSearcher};
 use super::params::{ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH};
@@ -13,7 +13,7 @@ use super::time;
 use super::tt::{Bound, NO_EVAL, score_to_tt};
 use super::{
     INF, Info, Limits, MATE, MATE_BOUND, MAX_DEPTH, NO_MATE_FALLBACK_DEPTH, Score, SearchResult,
-    Searcher, TB_WIN, encode,
+    Searcher, TB_WIN, encode, root_moves,
 };
 use crate::chess::hash;
 
@@ -42,57 +42,13 @@ impl Searcher {
         limits: &Limits,
         info: &mut dyn FnMut(&Info),
     ) -> SearchResult {
-        self.start = Instant::now();
-        self.budget = time::budget(limits, self.overhead);
-        self.node_limit = limits.nodes.unwrap_or(u64::MAX);
-        self.pondering = limits.ponder && self.control.pondering.load(Ordering::Relaxed);
-        self.stopped = false;
-        self.nodes = 0;
-        self.tbhits = 0;
-        self.seldepth = 0;
-        self.tt.new_search();
-        for k in &mut self.killers {
-            *k = [0; 2];
-        }
-        for h in &mut self.history {
-            *h /= 8;
-        }
-        self.keys.clear();
-        self.keys.extend_from_slice(history);
+        self.new_search(root, history, limits);
         let root_key = hash::key(root);
-        self.set_root(root);
-
-        let mut legal = root.legal_moves();
-        if !limits.searchmoves.is_empty() {
-            legal.retain(|m| limits.searchmoves.contains(m));
-        }
-        if legal.is_empty() {
-            let score = if root.is_check() { -MATE } else { 0 };
-            return SearchResult {
-                best: None,
-                ponder: None,
-                score: Score::from_internal(score),
-                depth: 0,
-                nodes: 0,
-                time: self.start.elapsed(),
-            };
-        }
-
-        // Order the root once (TT move, captures, ...) so that even an immediate stop
-        // returns a sensible legal move.
-        let tt_move = self.tt.probe(root_key).map_or(0, |h| h.mv);
-        let mut scores = [0i32; super::ordering::MAX_MOVES];
-        self.score_moves(root, &legal, tt_move, 0, &mut scores);
-        let mut order: Vec<usize> = (0..legal.len()).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(scores[i]));
-        let mut root_moves: Vec<RootMove> = order
-            .into_iter()
-            .map(|i| RootMove {
-                mv: legal[i],
-                score: -INF,
-                pv: vec![legal[i]],
-            })
-            .collect();
+        let legal = match root_moves(root, limits) {
+            Ok(moves) => moves,
+            Err(none) => return none.result(self.start.elapsed()),
+        };
+        let mut root_moves = self.order_root(root, root_key, &legal);
 
         // `go mate N`: the exact mate search, then (no mate in N) an ordinary search.
         let mut fallback_depth = None;
@@ -119,6 +75,73 @@ impl Searcher {
             .or(fallback_depth)
             .unwrap_or(MAX_DEPTH)
             .clamp(1, MAX_DEPTH);
+        let (completed, best_score) =
+            self.iterative_deepening(root, root_key, &mut root_moves, max_depth, limits, info);
+        let best = &root_moves[0];
+        SearchResult {
+            best: Some(best.mv),
+            ponder: best.pv.get(1).copied(),
+            score: Score::from_internal(best_score.clamp(-MATE, MATE)),
+            depth: completed,
+            nodes: self.nodes,
+            time: self.start.elapsed(),
+        }
+    }
+
+    /// Resets the counters, limits and heuristics for a search of `root` after the
+    /// game's `history`: killers cleared, history scores aged, the TT's generation moved.
+    fn new_search(&mut self, root: &Chess, history: &[u64], limits: &Limits) {
+        self.start = Instant::now();
+        self.budget = time::budget(limits, self.overhead);
+        self.node_limit = limits.nodes.unwrap_or(u64::MAX);
+        self.pondering = limits.ponder && self.control.pondering.load(Ordering::Relaxed);
+        self.stopped = false;
+        self.nodes = 0;
+        self.tbhits = 0;
+        self.seldepth = 0;
+        self.tt.new_search();
+        for k in &mut self.killers {
+            *k = [0; 2];
+        }
+        for h in &mut self.history {
+            *h /= 8;
+        }
+        self.keys.clear();
+        self.keys.extend_from_slice(history);
+        self.set_root(root);
+    }
+
+    /// The root moves ordered once (TT move, captures, ...), so that even an immediate
+    /// stop returns a sensible legal move.
+    fn order_root(&mut self, root: &Chess, root_key: u64, legal: &MoveList) -> Vec<RootMove> {
+        let tt_move = self.tt.probe(root_key).map_or(0, |h| h.mv);
+        let mut scores = [0i32; super::ordering::MAX_MOVES];
+        self.score_moves(root, legal, tt_move, 0, &mut scores);
+        let mut order: Vec<usize> = (0..legal.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(scores[i]));
+        order
+            .into_iter()
+            .map(|i| RootMove {
+                mv: legal[i],
+                score: -INF,
+                pv: vec![legal[i]],
+            })
+            .collect()
+    }
+
+    /// Iterative deepening to `max_depth` with MultiPV, reporting each finished line;
+    /// ends on a stop, a found `go mate N`, a proven mate or the soft time limit. Returns
+    /// the last completed depth and the best score (the best root move's, or the static
+    /// evaluation, when no iteration finished).
+    fn iterative_deepening(
+        &mut self,
+        root: &Chess,
+        root_key: u64,
+        root_moves: &mut [RootMove],
+        max_depth: u32,
+        limits: &Limits,
+        info: &mut dyn FnMut(&Info),
+    ) -> (u32, i32) {
         let multipv = self.multipv.min(root_moves.len());
         let mut completed = 0;
         let mut best_score = -INF;
@@ -126,41 +149,14 @@ impl Searcher {
         for depth in 1..=max_depth {
             for pv_idx in 0..multipv {
                 self.seldepth = 0;
-                let prev = prev_scores[pv_idx];
-                let mut delta = ASPIRATION_DELTA;
-                let (mut alpha, mut beta) =
-                    if depth >= ASPIRATION_MIN_DEPTH && prev.abs() < MATE_BOUND {
-                        (prev - delta, prev + delta)
-                    } else {
-                        (-INF, INF)
-                    };
-                let score = loop {
-                    let score = self.search_root(
-                        root,
-                        root_key,
-                        &mut root_moves,
-                        pv_idx,
-                        depth,
-                        alpha,
-                        beta,
-                    );
-                    if self.stopped {
-                        break score;
-                    }
-                    if score <= alpha && alpha > -INF {
-                        beta = (alpha + beta) / 2;
-                        alpha = (score - delta).max(-INF);
-                    } else if score >= beta && beta < INF {
-                        beta = (score + delta).min(INF);
-                    } else {
-                        break score;
-                    }
-                    delta *= 2;
-                    if delta > ASPIRATION_MAX_DELTA {
-                        alpha = -INF;
-                        beta = INF;
-                    }
-                };
+                let score = self.aspiration(
+                    root,
+                    root_key,
+                    root_moves,
+                    pv_idx,
+                    depth,
+                    prev_scores[pv_idx],
+                );
                 if self.stopped {
                     break;
                 }
@@ -213,14 +209,45 @@ impl Searcher {
                 best_score = self.evaluate(root, 0);
             }
         }
-        let best = &root_moves[0];
-        SearchResult {
-            best: Some(best.mv),
-            ponder: best.pv.get(1).copied(),
-            score: Score::from_internal(best_score.clamp(-MATE, MATE)),
-            depth: completed,
-            nodes: self.nodes,
-            time: self.start.elapsed(),
+        (completed, best_score)
+    }
+
+    /// Aspiration windows: one root search of line `pv_idx` at `depth` in a window around
+    /// the previous iteration's score `prev`, widened (doubling) on a fail low or high,
+    /// full width beyond [`ASPIRATION_MAX_DELTA`].
+    fn aspiration(
+        &mut self,
+        root: &Chess,
+        root_key: u64,
+        root_moves: &mut [RootMove],
+        pv_idx: usize,
+        depth: u32,
+        prev: i32,
+    ) -> i32 {
+        let mut delta = ASPIRATION_DELTA;
+        let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH && prev.abs() < MATE_BOUND {
+            (prev - delta, prev + delta)
+        } else {
+            (-INF, INF)
+        };
+        loop {
+            let score = self.search_root(root, root_key, root_moves, pv_idx, depth, alpha, beta);
+            if self.stopped {
+                return score;
+            }
+            if score <= alpha && alpha > -INF {
+                beta = (alpha + beta) / 2;
+                alpha = (score - delta).max(-INF);
+            } else if score >= beta && beta < INF {
+                beta = (score + delta).min(INF);
+            } else {
+                return score;
+            }
+            delta *= 2;
+            if delta > ASPIRATION_MAX_DELTA {
+                alpha = -INF;
+                beta = INF;
+            }
         }
     }
 

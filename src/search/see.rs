@@ -2,18 +2,7 @@
 
 use shakmaty::{Bitboard, Board, Chess, Color, Move, Position, Role, Square};
 
-/// Piece values used by SEE and MVV-LVA (centipawns; the king is "infinite").
-#[inline]
-pub const fn value(role: Role) -> i32 {
-    match role {
-        Role::Pawn => 100,
-        Role::Knight => 320,
-        Role::Bishop => 330,
-        Role::Rook => 500,
-        Role::Queen => 900,
-        Role::King => 20_000,
-    }
-}
+use crate::chess::values::piece_value;
 
 /// Least valuable piece of `color` among `attackers`.
 #[inline]
@@ -42,10 +31,10 @@ pub fn see(pos: &Chess, m: Move) -> i32 {
             to,
             promotion,
         } => {
-            let mut gain = capture.map_or(0, value);
+            let mut gain = capture.map_or(0, piece_value);
             let mut mover = role;
             if let Some(p) = promotion {
-                gain += value(p) - value(Role::Pawn);
+                gain += piece_value(p) - piece_value(Role::Pawn);
                 mover = p;
             }
             (from, to, gain, board.occupied(), mover)
@@ -55,7 +44,7 @@ pub fn see(pos: &Chess, m: Move) -> i32 {
             (
                 from,
                 to,
-                value(Role::Pawn),
+                piece_value(Role::Pawn),
                 board.occupied() ^ captured,
                 Role::Pawn,
             )
@@ -64,7 +53,7 @@ pub fn see(pos: &Chess, m: Move) -> i32 {
     };
     let mut gain = [0i32; 34];
     gain[0] = captured_value;
-    captured_value = value(mover);
+    captured_value = piece_value(mover);
     occ ^= from;
     occ |= to;
     let mut side = !us;
@@ -89,7 +78,7 @@ pub fn see(pos: &Chess, m: Move) -> i32 {
             break;
         }
         occ ^= sq;
-        captured_value = value(role);
+        captured_value = piece_value(role);
         side = !side;
     }
     while d > 1 {

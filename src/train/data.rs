@@ -6,13 +6,10 @@ use shakmaty::{Chess, Color, Position};
 
 use crate::chess::fen::parse_position;
 use crate::db::labels::LabelChoice;
+use crate::fit::metrics::{MATE_LABEL_CP, label_cp};
 use crate::fit::split::{self, Part};
 use crate::nnue::features::{self, FeatureSet};
 use crate::{Error, Result};
-
-/// Mate labels count as this many centipawns, and centipawn labels are clamped to it
-/// (the tuner's convention: beyond it σ(K·cp) is within 0.1 % of 0 or 1).
-pub const MATE_LABEL_CP: f32 = 2500.0;
 
 pub use crate::nnue::features::MAX_FEATURES;
 
@@ -43,7 +40,7 @@ impl Sample {
             features: [0; MAX_FEATURES],
             len: 0,
             white_to_move: pos.turn() == Color::White,
-            label_cp: label_cp.clamp(-MATE_LABEL_CP, MATE_LABEL_CP),
+            label_cp: label_cp.clamp(-MATE_LABEL_CP as f32, MATE_LABEL_CP as f32),
             result,
             mate: false,
             pieces: pos.board().occupied().count() as u8,
@@ -93,15 +90,6 @@ impl Dataset {
     }
 }
 
-/// The label in White-view centipawns of a stored `(eval_cp, mate)` pair.
-pub fn label_cp(eval_cp: Option<i64>, mate: Option<i64>) -> Option<f32> {
-    match (eval_cp, mate) {
-        (Some(cp), _) => Some((cp as f32).clamp(-MATE_LABEL_CP, MATE_LABEL_CP)),
-        (None, Some(m)) => Some(if m > 0 { MATE_LABEL_CP } else { -MATE_LABEL_CP }),
-        (None, None) => None,
-    }
-}
-
 /// Reads every position with a label of `labels` (of the `sources` selected, all when
 /// empty) as `set`'s features, with its split part (assigning parts first).
 pub fn load(
@@ -113,7 +101,7 @@ pub fn load(
     let mut rows = Vec::new();
     let mut unlabelled = 0;
     for r in split::labelled_rows_from(conn, labels, sources)? {
-        let Some(label) = label_cp(r.eval_cp, r.mate) else {
+        let Some(label) = label_cp(r.eval_cp, r.mate).map(|l| l as f32) else {
             unlabelled += 1;
             continue;
         };

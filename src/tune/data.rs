@@ -5,11 +5,11 @@ use rayon::prelude::*;
 use rusqlite::Connection;
 use shakmaty::Chess;
 
-use super::{MATE_LABEL_CP, MIN_K_POSITIONS};
 use crate::chess::fen::parse_position;
 use crate::data::GameResult;
 use crate::db::labels::LabelChoice;
 use crate::eval::{Evaluator, MAX_PHASE, TERM_COUNT, TermList, terms as term_list};
+use crate::fit::metrics::label_cp;
 use crate::fit::split::{self, Part};
 use crate::search::Quiescence;
 use crate::{Error, Result};
@@ -76,16 +76,6 @@ impl TuneSet {
 /// One position's sparse `(term, coefficient)` pairs and its phase.
 pub(super) type TermRow = (Vec<(u16, i32)>, u8);
 
-/// Maps a stored label to the tuner's centipawns: mates to ±[`MATE_LABEL_CP`], centipawns
-/// clamped to that range.
-pub fn label_cp(eval_cp: Option<i64>, mate: Option<i64>) -> Option<f64> {
-    match (eval_cp, mate) {
-        (Some(cp), _) => Some((cp as f64).clamp(-MATE_LABEL_CP, MATE_LABEL_CP)),
-        (None, Some(m)) => Some(if m > 0 { MATE_LABEL_CP } else { -MATE_LABEL_CP }),
-        (None, None) => None,
-    }
-}
-
 /// Reads every position with its split part (assigning parts to new positions first) and
 /// computes its term rows, in parallel. With `leaves`, each position is first replaced by
 /// the quiet position its capture-only quiescence search under that evaluator ends in
@@ -141,15 +131,13 @@ pub fn load(
 }
 
 /// Fits K so that `σ(K·label)` predicts the results of the training positions that have
-/// both (least squares, golden-section search on log K). `None` when too few have both.
-pub fn fit_k(set: &TuneSet) -> Option<(f64, usize)> {
+/// both (least squares, golden-section search on log K), by the K policy
+/// ([`crate::fit::metrics::k_or_default`]): K and the positions it was fitted on.
+pub fn fit_k(set: &TuneSet) -> (f64, usize) {
     let pairs: Vec<(f64, f64)> = (0..set.len())
         .filter(|&i| set.part[i] == Part::Train && set.label[i].is_finite())
         .filter(|&i| set.result[i].is_finite())
         .map(|i| (set.label[i], set.result[i]))
         .collect();
-    if pairs.len() < MIN_K_POSITIONS {
-        return None;
-    }
-    Some((crate::fit::metrics::fit_k(&pairs), pairs.len()))
+    crate::fit::metrics::k_or_default(&pairs)
 }

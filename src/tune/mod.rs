@@ -36,7 +36,7 @@ mod solve;
 #[cfg(test)]
 mod tests;
 
-pub use data::{TuneSet, fit_k, label_cp, load};
+pub use data::{TuneSet, fit_k, load};
 
 use std::time::{Duration, Instant};
 
@@ -50,14 +50,7 @@ use crate::fit::split::Part;
 use crate::{Error, Result};
 use solve::{Targets, normal_equations};
 
-/// Mate labels count as this many centipawns (signed); centipawn labels are clamped to it.
-pub const MATE_LABEL_CP: f64 = 2500.0;
-
-/// K used when the database has too few positions with both a label and a game result.
-pub const DEFAULT_K: f64 = std::f64::consts::LN_10 / 400.0;
-
-/// Fewest positions with a label and a result for K to be fitted rather than defaulted.
-const MIN_K_POSITIONS: usize = 200;
+pub use crate::fit::metrics::{DEFAULT_K, MATE_LABEL_CP, label_cp};
 
 /// Number of weights: a middlegame and an endgame weight per term.
 const PARAMS: usize = 2 * TERM_COUNT;
@@ -195,7 +188,7 @@ pub fn tune(set: &TuneSet, opts: &Options, progress: &mut dyn FnMut(&Step)) -> R
     let (k, k_positions) = match opts.k {
         Some(k) if k > 0.0 && k.is_finite() => (k, 0),
         Some(k) => return Err(Error::Invalid(format!("tune: K must be positive, got {k}"))),
-        None => fit_k(set).unwrap_or((DEFAULT_K, 0)),
+        None => fit_k(set),
     };
     let targets = Targets::new(set, k, opts.target);
     let idx = |part: Part| -> Vec<usize> {

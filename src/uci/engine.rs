@@ -16,6 +16,7 @@ use super::book::Book;
 use super::command::{Command, Game, Go, limits, parse};
 use super::output::{Output, error_chain};
 use super::worker::{GoJob, Job, search_thread};
+use crate::chess::rng::SplitMix;
 use crate::eval::Evaluator;
 use crate::players::Player;
 use crate::search::Control;
@@ -34,11 +35,8 @@ fn random_seed() -> u64 {
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
-    // SplitMix64 finaliser.
-    let mut z = nanos.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+    // The first SplitMix64 output of the clock: well mixed even from close clock readings.
+    SplitMix(nanos).next_u64()
 }
 
 struct Engine {

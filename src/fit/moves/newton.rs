@@ -14,6 +14,7 @@
 use super::Sample;
 use super::encoding::COLUMNS;
 use crate::fit::linalg;
+use crate::fit::metrics::sigmoid;
 use crate::{Error, Result};
 
 /// Parameters: the intercept, then one weight per column.
@@ -41,10 +42,6 @@ pub struct Solution {
 /// `log(1 + e^z)` without overflow.
 fn softplus(z: f64) -> f64 {
     z.max(0.0) + (-z.abs()).exp().ln_1p()
-}
-
-fn sigmoid(z: f64) -> f64 {
-    1.0 / (1.0 + (-z).exp())
 }
 
 /// Objective, gradient and (with `hessian`) the Hessian's lower triangle (row-major).

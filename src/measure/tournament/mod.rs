@@ -21,6 +21,7 @@ use std::time::Instant;
 use rusqlite::Connection;
 use shakmaty::{Chess, Position};
 
+use crate::chess::fnv::Fnv1a64;
 use crate::chess::moves::uci;
 use crate::fit::ratings::table::CrossTable;
 
@@ -68,13 +69,13 @@ impl Tournament {
     /// The settings a stored tournament keeps: games played under other ones would not be
     /// comparable (time control, move limit, openings).
     pub fn settings(&self) -> serde_json::Value {
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325; // FNV-1a
+        let mut hash = Fnv1a64::default();
         for pos in &self.openings {
             let fen = to_fen(pos);
-            for b in fen.bytes().chain([b'\n']) {
-                hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-            }
+            hash.write(fen.as_bytes());
+            hash.write(b"\n");
         }
+        let hash = hash.finish();
         serde_json::json!({
             "time_control": self.tc.describe(),
             "max_moves": self.max_moves,

@@ -5,9 +5,10 @@
 use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Role, attacks};
 
 use super::super::ordering::MAX_MOVES;
-use super::super::{decode_in, encode, see};
+use super::super::{decode_in, encode};
 use super::{ATTACKER, MateSearcher, TtEntry};
 use crate::chess::hash;
+use crate::chess::values::piece_value;
 
 impl MateSearcher {
     pub(super) fn add_killer(&mut self, ply: usize, m: Move) {
@@ -86,7 +87,7 @@ pub(super) fn value(role: Role) -> u32 {
     // here: moving it is no gain.
     match role {
         Role::King => 0,
-        _ => see::value(role) as u32 / 100,
+        _ => piece_value(role) as u32 / 100,
     }
 }
 
