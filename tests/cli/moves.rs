@@ -131,7 +131,7 @@ cgtest!(engine_plays_the_models_best_move, |dir| {
     let played = moves::parse_uci(&pos, played).expect("a legal move");
     assert_eq!(
         moves::uci(&played),
-        moves::uci(&best),
+        moves::uci(best),
         "the engine plays the move with the highest from + to weight"
     );
 });
