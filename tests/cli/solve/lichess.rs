@@ -209,7 +209,10 @@ cgtest!(lichess_puzzle_tables_bad_rows_and_limit, |dir| {
     );
     // No warning: only the progress summary line.
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.lines().all(|l| l.starts_with("solve: 5 puzzles in ")), "{err}");
+    assert!(
+        err.lines().all(|l| l.starts_with("solve: 5 puzzles in ")),
+        "{err}"
+    );
     // Filters: themes (any of them) and ratings.
     let count = |args: &[&str]| {
         let mut all = vec![
