@@ -337,3 +337,15 @@ cgtest!(stats_sources_table_stays_aligned, |dir| {
         );
     }
 });
+
+cgtest!(match_and_tournament_share_max_moves, |dir| {
+    for command in ["match", "tournament"] {
+        let help = String::from_utf8(dir.run(&[command, "--help"]).stdout).unwrap();
+        let line = help
+            .lines()
+            .find(|l| l.trim_start().starts_with("--max-moves"))
+            .unwrap_or_else(|| panic!("{command}: {help}"));
+        assert!(line.contains("moves (of each side)"), "{line}");
+        assert!(!help.contains("--max-plies"), "{help}");
+    }
+});
