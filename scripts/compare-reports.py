@@ -13,7 +13,7 @@ import re
 import sys
 
 # Columns whose values are times or speeds, masked in report tables.
-VOLATILE_COLUMNS = re.compile(r"(^date$|_ms$|^nps$|^time)")
+VOLATILE_COLUMNS = re.compile(r"(^date$|_ms$|^nps$|^time|^ms )")
 
 
 def masked_report(path):
