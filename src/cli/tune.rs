@@ -67,39 +67,7 @@ enum TargetArg {
 /// Runs `chessgraph tune`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let conn = super::open_existing(db_path, "`chessgraph import FILE`")?;
-    anyhow::ensure!(args.max_steps >= 1, "--max-steps must be at least 1");
-    let start_eval = evaluators::resolve(db_path, &args.start)
-        .with_context(|| format!("--start {}", args.start))?;
-    anyhow::ensure!(
-        start_eval.weights().is_some(),
-        "--start {}: a network evaluator has no terms to tune (train networks with `chessgraph train`)",
-        args.start
-    );
-    let name = match args.name {
-        Some(n) if n.trim().is_empty() => anyhow::bail!("--name must not be empty"),
-        Some(n) => n,
-        None => evaluators::next_name(&conn)?,
-    };
-    let mut opts = Options::new(name, db_path.display().to_string());
-    opts.target = match args.target {
-        TargetArg::Eval => TuneTarget::Eval,
-        TargetArg::Result => TuneTarget::Result,
-    };
-    opts.start = start_eval;
-    opts.study_terms = args.study_terms;
-    opts.k = args.k;
-    opts.max_steps = args.max_steps;
-    if let Some(l) = args.lambdas {
-        opts.lambdas = l;
-    }
-    if let Some(a) = args.alphas {
-        anyhow::ensure!(
-            a.iter().all(|v| *v > 0.0 && v.is_finite()),
-            "--alphas must be positive numbers"
-        );
-        opts.alphas = a;
-    }
-
+    let opts = options(db_path, &conn, &args)?;
     // With --json the tables go nowhere and one JSON document is printed at the end.
     let mut out: Box<dyn Write> = if args.json {
         Box::new(std::io::sink())
@@ -143,6 +111,78 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     })
     .context("tune")?;
     bar.finish();
+    print_tuned(&mut out, &tuned, &opts, &step_lines)?;
+    let id = evaluators::store(
+        &conn,
+        &tuned.evaluator,
+        tuned.valid.loss,
+        tuned.test.loss,
+        tuned.test.tau,
+    )?;
+    writeln!(
+        out,
+        "\nstored as evaluator #{id} {:?}; tuning took {:.2} s",
+        tuned.evaluator.name(),
+        tuned.elapsed.as_secs_f64()
+    )?;
+    if let Some(path) = &args.out {
+        tuned
+            .evaluator
+            .save(path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        writeln!(out, "wrote {}", path.display())?;
+    }
+    if args.json {
+        drop(out);
+        print_json(id, &tuned)?;
+    }
+    Ok(())
+}
+
+/// The tuner's options from the arguments (the start evaluator checked to be linear).
+fn options(db_path: &Path, conn: &rusqlite::Connection, args: &Args) -> anyhow::Result<Options> {
+    anyhow::ensure!(args.max_steps >= 1, "--max-steps must be at least 1");
+    let start_eval = evaluators::resolve(db_path, &args.start)
+        .with_context(|| format!("--start {}", args.start))?;
+    anyhow::ensure!(
+        start_eval.weights().is_some(),
+        "--start {}: a network evaluator has no terms to tune (train networks with `chessgraph train`)",
+        args.start
+    );
+    let name = match args.name.clone() {
+        Some(n) if n.trim().is_empty() => anyhow::bail!("--name must not be empty"),
+        Some(n) => n,
+        None => evaluators::next_name(conn)?,
+    };
+    let mut opts = Options::new(name, db_path.display().to_string());
+    opts.target = match args.target {
+        TargetArg::Eval => TuneTarget::Eval,
+        TargetArg::Result => TuneTarget::Result,
+    };
+    opts.start = start_eval;
+    opts.study_terms = args.study_terms;
+    opts.k = args.k;
+    opts.max_steps = args.max_steps;
+    if let Some(l) = args.lambdas.clone() {
+        opts.lambdas = l;
+    }
+    if let Some(a) = args.alphas.clone() {
+        anyhow::ensure!(
+            a.iter().all(|v| *v > 0.0 && v.is_finite()),
+            "--alphas must be positive numbers"
+        );
+        opts.alphas = a;
+    }
+    Ok(opts)
+}
+
+/// K, the steps, the chosen α and λ, and the loss and τ table of a tuning run.
+fn print_tuned(
+    out: &mut dyn Write,
+    tuned: &tune::Tuned,
+    opts: &Options,
+    step_lines: &[String],
+) -> anyhow::Result<()> {
     if tuned.k_positions > 0 {
         writeln!(
             out,
@@ -156,7 +196,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             tuned.k
         )?;
     }
-    for l in &step_lines {
+    for l in step_lines {
         writeln!(out, "{l}")?;
     }
     writeln!(
@@ -206,45 +246,27 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         },
         opts.start.name()
     )?;
-    let id = evaluators::store(
-        &conn,
-        &tuned.evaluator,
-        tuned.valid.loss,
-        tuned.test.loss,
-        tuned.test.tau,
-    )?;
-    writeln!(
-        out,
-        "\nstored as evaluator #{id} {:?}; tuning took {:.2} s",
-        tuned.evaluator.name(),
-        tuned.elapsed.as_secs_f64()
-    )?;
-    if let Some(path) = args.out {
-        tuned
-            .evaluator
-            .save(&path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        writeln!(out, "wrote {}", path.display())?;
-    }
-    if args.json {
-        drop(out);
-        let doc = serde_json::json!({
-            "id": id,
-            "name": tuned.evaluator.name(),
-            "k": tuned.k,
-            "k_positions": tuned.k_positions,
-            "alpha": tuned.alpha,
-            "lambda": tuned.lambda,
-            "steps": tuned.steps.len(),
-            "fitted_weights": tuned.fitted_weights,
-            "train": tuned.train,
-            "valid": tuned.valid,
-            "test": tuned.test,
-            "seconds": tuned.elapsed.as_secs_f64(),
-        });
-        let mut stdout = std::io::stdout().lock();
-        serde_json::to_writer_pretty(&mut stdout, &doc)?;
-        writeln!(stdout)?;
-    }
+    Ok(())
+}
+
+/// The run as one JSON document on standard output (`--json`).
+fn print_json(id: i64, tuned: &tune::Tuned) -> anyhow::Result<()> {
+    let doc = serde_json::json!({
+        "id": id,
+        "name": tuned.evaluator.name(),
+        "k": tuned.k,
+        "k_positions": tuned.k_positions,
+        "alpha": tuned.alpha,
+        "lambda": tuned.lambda,
+        "steps": tuned.steps.len(),
+        "fitted_weights": tuned.fitted_weights,
+        "train": tuned.train,
+        "valid": tuned.valid,
+        "test": tuned.test,
+        "seconds": tuned.elapsed.as_secs_f64(),
+    });
+    let mut stdout = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut stdout, &doc)?;
+    writeln!(stdout)?;
     Ok(())
 }
