@@ -114,35 +114,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         set.unlabelled,
         load_start.elapsed().as_secs_f64()
     )?;
-    let k = match args.k {
-        Some(k) => {
-            writeln!(out, "K = {k:.6} per cp (given)")?;
-            k
-        }
-        None => {
-            let pairs: Vec<(f64, f64)> = set
-                .train
-                .iter()
-                .filter(|s| !s.result.is_nan())
-                .map(|s| (f64::from(s.label_cp), f64::from(s.result)))
-                .collect();
-            let (k, fitted_on) = k_or_default(&pairs);
-            let k = k as f32;
-            if fitted_on > 0 {
-                writeln!(
-                    out,
-                    "K = {k:.6} per cp, fitted on {fitted_on} training positions with a label and a game result"
-                )?;
-                k
-            } else {
-                writeln!(
-                    out,
-                    "K = {k:.6} per cp (ln 10 / 400: too few game results to fit it)"
-                )?;
-                k
-            }
-        }
-    };
+    let k = choose_k(&mut out, args.k, &set.train)?;
     let opts = Options {
         features: args.features,
         hidden: args.hidden,
@@ -159,23 +131,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         init,
     };
     let threads = rayon::current_num_threads();
-    writeln!(
-        out,
-        "training {} → {} → 1 (SCReLU, {} inputs, {}) for {} epochs, batch {}, AdamW lr {} → {} (cosine), weight decay {}, λ {}, mirroring {}, seed {}, {} threads",
-        opts.features.inputs(),
-        opts.hidden,
-        format!("{:?}", opts.features).to_lowercase(),
-        super::plural(opts.buckets as u64, "output bucket"),
-        opts.epochs,
-        opts.batch,
-        rate(opts.lr),
-        rate(opts.lr * opts.final_lr),
-        opts.weight_decay,
-        opts.lambda,
-        if opts.mirror { "on" } else { "off" },
-        opts.seed,
-        threads
-    )?;
+    print_plan(&mut out, &opts, threads)?;
     out.flush()?;
     // As `tune` warns: with fewer positions than weights, the network learns the positions,
     // not chess.
@@ -224,8 +180,109 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let date: String = conn.query_row("SELECT strftime('%Y-%m-%dT%H:%M:%SZ', 'now')", [], |r| {
         r.get(0)
     })?;
+    let made = provenance(
+        db_path, &args, &labels, &set, &opts, &trained, threads, seconds, date,
+    );
     let mut network = trained.network;
-    network.set_provenance(serde_json::json!({
+    network.set_provenance(made);
+    network
+        .save(&args.out)
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    writeln!(
+        out,
+        "kept epoch {} (lowest valid loss); quantized network: valid loss {} τ {}, test loss {} τ {}",
+        trained.best_epoch,
+        super::metric(trained.valid.loss, 6),
+        super::metric(trained.valid.tau, 4),
+        super::metric(trained.test.loss, 6),
+        super::metric(trained.test.tau, 4),
+    )?;
+    let positions = set.train.len() as f64 * opts.epochs as f64;
+    writeln!(
+        out,
+        "wrote {}: trained on {} positions × {} epochs in {:.1} s ({:.0} positions/s)",
+        args.out.display(),
+        set.train.len(),
+        opts.epochs,
+        seconds,
+        positions / seconds.max(1e-9)
+    )?;
+    Ok(())
+}
+
+/// K: given, or fitted on the training positions with a label and a game result (the
+/// one K policy of `fit::metrics`), said on `out`.
+fn choose_k(
+    out: &mut impl Write,
+    given: Option<f32>,
+    train: &[data::Sample],
+) -> anyhow::Result<f32> {
+    Ok(match given {
+        Some(k) => {
+            writeln!(out, "K = {k:.6} per cp (given)")?;
+            k
+        }
+        None => {
+            let pairs: Vec<(f64, f64)> = train
+                .iter()
+                .filter(|s| !s.result.is_nan())
+                .map(|s| (f64::from(s.label_cp), f64::from(s.result)))
+                .collect();
+            let (k, fitted_on) = k_or_default(&pairs);
+            let k = k as f32;
+            if fitted_on > 0 {
+                writeln!(
+                    out,
+                    "K = {k:.6} per cp, fitted on {fitted_on} training positions with a label and a game result"
+                )?;
+                k
+            } else {
+                writeln!(
+                    out,
+                    "K = {k:.6} per cp (ln 10 / 400: too few game results to fit it)"
+                )?;
+                k
+            }
+        }
+    })
+}
+
+/// The network's shape and the training settings, one line.
+fn print_plan(out: &mut impl Write, opts: &Options, threads: usize) -> anyhow::Result<()> {
+    writeln!(
+        out,
+        "training {} → {} → 1 (SCReLU, {} inputs, {}) for {} epochs, batch {}, AdamW lr {} → {} (cosine), weight decay {}, λ {}, mirroring {}, seed {}, {} threads",
+        opts.features.inputs(),
+        opts.hidden,
+        format!("{:?}", opts.features).to_lowercase(),
+        super::plural(opts.buckets as u64, "output bucket"),
+        opts.epochs,
+        opts.batch,
+        rate(opts.lr),
+        rate(opts.lr * opts.final_lr),
+        opts.weight_decay,
+        opts.lambda,
+        if opts.mirror { "on" } else { "off" },
+        opts.seed,
+        threads
+    )?;
+    Ok(())
+}
+
+/// What the network file records of how it was made.
+#[allow(clippy::too_many_arguments)]
+fn provenance(
+    db_path: &Path,
+    args: &Args,
+    labels: &LabelChoice,
+    set: &data::Dataset,
+    opts: &Options,
+    trained: &train::Trained,
+    threads: usize,
+    seconds: f64,
+    date: String,
+) -> serde_json::Value {
+    serde_json::json!({
         "tool": format!("chessgraph {}", env!("CARGO_PKG_VERSION")),
         "date": date,
         // The file name only: a network file is shared, a local path says nothing elsewhere.
@@ -251,30 +308,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         "valid": trained.valid,
         "test": trained.test,
         "seconds": seconds,
-    }));
-    network
-        .save(&args.out)
-        .with_context(|| format!("cannot write {}", args.out.display()))?;
-    writeln!(
-        out,
-        "kept epoch {} (lowest valid loss); quantized network: valid loss {} τ {}, test loss {} τ {}",
-        trained.best_epoch,
-        super::metric(trained.valid.loss, 6),
-        super::metric(trained.valid.tau, 4),
-        super::metric(trained.test.loss, 6),
-        super::metric(trained.test.tau, 4),
-    )?;
-    let positions = set.train.len() as f64 * opts.epochs as f64;
-    writeln!(
-        out,
-        "wrote {}: trained on {} positions × {} epochs in {:.1} s ({:.0} positions/s)",
-        args.out.display(),
-        set.train.len(),
-        opts.epochs,
-        seconds,
-        positions / seconds.max(1e-9)
-    )?;
-    Ok(())
+    })
 }
 
 /// A learning rate to 3 significant digits, without the float's noise (5e-5, not
