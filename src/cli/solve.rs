@@ -70,78 +70,15 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(args.depth != Some(0), "--depth must be at least 1");
     anyhow::ensure!(args.nodes != Some(0), "--nodes must be at least 1");
     anyhow::ensure!(args.limit != Some(0), "--limit must be at least 1");
-    let spec = Spec::parse(&args.player)?;
-    let name = args
-        .evaluator
-        .clone()
-        .unwrap_or_else(|| super::default_evaluator(&spec).to_owned());
-    let evaluator = chessgraph::db::evaluators::resolve(db_path, &name)
-        .with_context(|| format!("loading evaluator {name:?}"))?;
-    let db = db_path.to_owned();
-    let resolve = move |s: &str| chessgraph::db::evaluators::resolve(&db, s);
-    let player = players::build(&spec, Arc::new(evaluator), &resolve)
-        .with_context(|| format!("--player {}", args.player))?;
-    let movetime = args.movetime.map(Duration::from_millis);
-    let limits = Limits {
-        movetime: match (movetime, args.depth, args.nodes) {
-            (None, None, None) => Some(Duration::from_millis(DEFAULT_MOVETIME_MS)),
-            _ => movetime,
-        },
-        depth: args.depth,
-        nodes: args.nodes,
-        ..Limits::default()
-    };
-    let mate_search = (spec.name == "engine").then(|| Solver::new(movetime));
-    let mut contestant = Contestant::new(player, mate_search, limits.clone());
-    // The player's limits; mate problems go to the mate search (limited by --movetime only)
-    // when `mate_search` is true.
-    let run_info = serde_json::json!({
-        "player": contestant.name(),
-        "evaluator": name,
-        "mate_search": spec.name == "engine",
-        "movetime_ms": limits.movetime.map(|d| d.as_millis() as u64),
-        "depth": limits.depth,
-        "nodes": limits.nodes,
-    });
+    let (mut contestant, run_info) = contestant(db_path, &args)?;
 
     let filter = Filter {
         min_rating: args.min_rating,
         max_rating: args.max_rating,
         themes: args.themes.clone(),
     };
-    let mut sources = Vec::with_capacity(args.input.len());
-    for path in &args.input {
-        let mut source = chessgraph::data::puzzles::open(path)
-            .with_context(|| format!("cannot read puzzles from {}", path.display()))?;
-        if let Source::Set(set) = &mut source {
-            for bad in &set.bad {
-                warn!(
-                    "chessgraph: warning: {}:{bad}; puzzle skipped",
-                    path.display()
-                );
-            }
-            if !filter.is_empty() {
-                warn!(
-                    "chessgraph: warning: --min-rating, --max-rating and --themes filter Lichess \
-                     puzzles only; {} is not a Lichess puzzle file",
-                    path.display()
-                );
-            }
-            set.puzzles.truncate(args.limit.unwrap_or(usize::MAX));
-        }
-        sources.push((path.display().to_string(), source));
-    }
-    let set_of = |s: &Source| match s {
-        Source::Set(set) => Some(set.puzzles.len()),
-        Source::Lichess(_) => None,
-    };
-    let streamed = sources.iter().any(|(_, s)| set_of(s).is_none());
-    let known: usize = sources.iter().filter_map(|(_, s)| set_of(s)).sum();
-    let length = match (streamed, args.limit) {
-        (false, _) => Some(known),
-        (true, Some(n)) => Some(sources.iter().map(|(_, s)| set_of(s).unwrap_or(n)).sum()),
-        (true, None) => None,
-    };
+    let sources = open_sources(&args, &filter)?;
+    let length = expected_length(&sources, args.limit);
 
     let bar = progress(args.quiet || args.json, length);
     let mut out = std::io::stdout().lock();
@@ -217,20 +154,121 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                 .join(", ")
         );
     }
-    let elapsed = start.elapsed().as_secs_f64();
+    let totals = (solved, total, unreadable);
+    print_totals(
+        &mut out,
+        &args,
+        &run_info,
+        &records,
+        totals,
+        start.elapsed().as_secs_f64(),
+    )
+}
+
+/// The player the arguments name, with the limits of every puzzle, and the run's
+/// description stored with each file's result.
+fn contestant(db_path: &Path, args: &Args) -> anyhow::Result<(Contestant, serde_json::Value)> {
+    let spec = Spec::parse(&args.player)?;
+    let name = args
+        .evaluator
+        .clone()
+        .unwrap_or_else(|| super::default_evaluator(&spec).to_owned());
+    let evaluator = chessgraph::db::evaluators::resolve(db_path, &name)
+        .with_context(|| format!("loading evaluator {name:?}"))?;
+    let db = db_path.to_owned();
+    let resolve = move |s: &str| chessgraph::db::evaluators::resolve(&db, s);
+    let player = players::build(&spec, Arc::new(evaluator), &resolve)
+        .with_context(|| format!("--player {}", args.player))?;
+    let movetime = args.movetime.map(Duration::from_millis);
+    let limits = Limits {
+        movetime: match (movetime, args.depth, args.nodes) {
+            (None, None, None) => Some(Duration::from_millis(DEFAULT_MOVETIME_MS)),
+            _ => movetime,
+        },
+        depth: args.depth,
+        nodes: args.nodes,
+        ..Limits::default()
+    };
+    let mate_search = (spec.name == "engine").then(|| Solver::new(movetime));
+    let contestant = Contestant::new(player, mate_search, limits.clone());
+    // The player's limits; mate problems go to the mate search (limited by --movetime only)
+    // when `mate_search` is true.
+    let run_info = serde_json::json!({
+        "player": contestant.name(),
+        "evaluator": name,
+        "mate_search": spec.name == "engine",
+        "movetime_ms": limits.movetime.map(|d| d.as_millis() as u64),
+        "depth": limits.depth,
+        "nodes": limits.nodes,
+    });
+    Ok((contestant, run_info))
+}
+
+/// Every input opened (EPD/PGN sets read whole, Lichess files streamed), with its
+/// unreadable puzzles said once.
+fn open_sources(args: &Args, filter: &Filter) -> anyhow::Result<Vec<(String, Source)>> {
+    let mut sources = Vec::with_capacity(args.input.len());
+    for path in &args.input {
+        let mut source = chessgraph::data::puzzles::open(path)
+            .with_context(|| format!("cannot read puzzles from {}", path.display()))?;
+        if let Source::Set(set) = &mut source {
+            for bad in &set.bad {
+                warn!(
+                    "chessgraph: warning: {}:{bad}; puzzle skipped",
+                    path.display()
+                );
+            }
+            if !filter.is_empty() {
+                warn!(
+                    "chessgraph: warning: --min-rating, --max-rating and --themes filter Lichess \
+                     puzzles only; {} is not a Lichess puzzle file",
+                    path.display()
+                );
+            }
+            set.puzzles.truncate(args.limit.unwrap_or(usize::MAX));
+        }
+        sources.push((path.display().to_string(), source));
+    }
+    Ok(sources)
+}
+
+/// How many puzzles the run will try, when it can be known before (for the progress bar).
+fn expected_length(sources: &[(String, Source)], limit: Option<usize>) -> Option<usize> {
+    let set_of = |s: &Source| match s {
+        Source::Set(set) => Some(set.puzzles.len()),
+        Source::Lichess(_) => None,
+    };
+    let streamed = sources.iter().any(|(_, s)| set_of(s).is_none());
+    let known: usize = sources.iter().filter_map(|(_, s)| set_of(s)).sum();
+    match (streamed, limit) {
+        (false, _) => Some(known),
+        (true, Some(n)) => Some(sources.iter().map(|(_, s)| set_of(s).unwrap_or(n)).sum()),
+        (true, None) => None,
+    }
+}
+
+/// The totals: one JSON document with `--json`, else one line.
+fn print_totals(
+    out: &mut impl Write,
+    args: &Args,
+    run_info: &serde_json::Value,
+    records: &[serde_json::Value],
+    (solved, total, unreadable): (usize, usize, usize),
+    elapsed: f64,
+) -> anyhow::Result<()> {
     if args.json {
         let mut v = run_info.clone();
         v["solved"] = solved.into();
         v["attempted"] = total.into();
         v["unreadable"] = unreadable.into();
-        v["files"] = records.clone().into();
-        if let [one] = records.as_slice() {
+        v["files"] = records.to_vec().into();
+        if let [one] = records {
             // One file: its record's keys at the top too, as `solve --json` always gave.
             for (k, x) in one.as_object().into_iter().flatten() {
                 v[k] = x.clone();
             }
         }
-        serde_json::to_writer_pretty(&mut out, &v)?;
+        serde_json::to_writer_pretty(&mut *out, &v)?;
         writeln!(out)?;
     } else {
         writeln!(
