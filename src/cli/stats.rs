@@ -24,6 +24,17 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         writeln!(out)?;
         return Ok(());
     }
+    print_overview(&mut out, db_path, &s)?;
+    print_distributions(&mut out, &s)?;
+    print_sources(&mut out, &s)?;
+    print_stored(&mut out, &s)?;
+    Ok(())
+}
+
+type Out<'a> = std::io::StdoutLock<'a>;
+
+/// Counts: positions, games, analysis, edges, the evaluation's deciles.
+fn print_overview(out: &mut Out, db_path: &Path, s: &db::stats::Stats) -> std::io::Result<()> {
     writeln!(
         out,
         "database      {} (schema v{})",
@@ -60,6 +71,11 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             deciles.join(" ")
         )?;
     }
+    Ok(())
+}
+
+/// The phase histogram and each feature's mean, sd and range.
+fn print_distributions(out: &mut Out, s: &db::stats::Stats) -> std::io::Result<()> {
     if !s.phase_histogram.is_empty() {
         writeln!(out, "\nphase  positions")?;
         let most = s
@@ -88,6 +104,11 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             )?;
         }
     }
+    Ok(())
+}
+
+/// The imported files with their counts.
+fn print_sources(out: &mut Out, s: &db::stats::Stats) -> std::io::Result<()> {
     if !s.sources.is_empty() {
         // The format column as wide as its longest name (`lichess-evals`).
         let fw = s
@@ -121,6 +142,11 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             )?;
         }
     }
+    Ok(())
+}
+
+/// What is stored under which name: labels, evaluators, fits, runs, reject reasons.
+fn print_stored(out: &mut Out, s: &db::stats::Stats) -> std::io::Result<()> {
     if !s.labels.is_empty() {
         writeln!(
             out,
