@@ -83,7 +83,7 @@ impl Dir {
     }
 
     /// Starts `chessgraph ARGS` (an import) with the test hook
-    /// `CHESSGRAPH_TEST_PAUSE_AFTER_BATCH` (see `src/db/import.rs`) and returns it once it
+    /// `CHESSGRAPH_TEST_PAUSE_AFTER_BATCH` (see `src/db/import/mod.rs`) and returns it once it
     /// has committed its `batch`th batch and stopped there, waiting: the caller knows what
     /// is committed and can kill it with no race. Fails if the import ends or takes more
     /// than two minutes first.
