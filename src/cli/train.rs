@@ -146,36 +146,8 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         );
     }
 
-    let bar = Bar::new("train", Unit::Items("batches"), None, args.quiet);
     let started = Instant::now();
-    let mut epoch_lines = Vec::new();
-    let mut io_error = None;
-    let trained = train::train(&set.train, &set.valid, &set.test, &opts, &mut |p| match p {
-        Progress::Batch(epoch, done, total, loss) => {
-            // Batches of every epoch, so that the rate is over the whole run.
-            let total = total as u64;
-            bar.set_length(total * opts.epochs as u64);
-            bar.set_position((epoch as u64).saturating_sub(1) * total + done as u64);
-            bar.set_message(format!("epoch {epoch}/{}, loss {loss:.6}", opts.epochs));
-        }
-        Progress::Epoch(e) => {
-            let line = format!(
-                "epoch {:>3}: train loss {:.6}, valid loss {:.6}, lr {:.2e}, {:.0} positions/s",
-                e.epoch, e.train_loss, e.valid_loss, e.lr, e.positions_per_s
-            );
-            bar.suspend(|| {
-                if let Err(err) = writeln!(out, "{line}") {
-                    io_error.get_or_insert(err);
-                }
-            });
-            epoch_lines.push(e);
-        }
-    })
-    .context("train")?;
-    bar.finish();
-    if let Some(e) = io_error {
-        return Err(e.into());
-    }
+    let trained = train_with_progress(&mut out, &set, &opts, args.quiet)?;
     let seconds = started.elapsed().as_secs_f64();
     let date: String = conn.query_row("SELECT strftime('%Y-%m-%dT%H:%M:%SZ', 'now')", [], |r| {
         r.get(0)
@@ -208,6 +180,43 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         positions / seconds.max(1e-9)
     )?;
     Ok(())
+}
+
+/// Trains with a progress bar over every epoch's batches and a line per epoch on `out`.
+fn train_with_progress(
+    out: &mut impl Write,
+    set: &data::Dataset,
+    opts: &Options,
+    quiet: bool,
+) -> anyhow::Result<train::Trained> {
+    let bar = Bar::new("train", Unit::Items("batches"), None, quiet);
+    let mut io_error = None;
+    let trained = train::train(&set.train, &set.valid, &set.test, opts, &mut |p| match p {
+        Progress::Batch(epoch, done, total, loss) => {
+            // Batches of every epoch, so that the rate is over the whole run.
+            let total = total as u64;
+            bar.set_length(total * opts.epochs as u64);
+            bar.set_position((epoch as u64).saturating_sub(1) * total + done as u64);
+            bar.set_message(format!("epoch {epoch}/{}, loss {loss:.6}", opts.epochs));
+        }
+        Progress::Epoch(e) => {
+            let line = format!(
+                "epoch {:>3}: train loss {:.6}, valid loss {:.6}, lr {:.2e}, {:.0} positions/s",
+                e.epoch, e.train_loss, e.valid_loss, e.lr, e.positions_per_s
+            );
+            bar.suspend(|| {
+                if let Err(err) = writeln!(out, "{line}") {
+                    io_error.get_or_insert(err);
+                }
+            });
+        }
+    })
+    .context("train")?;
+    bar.finish();
+    if let Some(e) = io_error {
+        return Err(e.into());
+    }
+    Ok(trained)
 }
 
 /// K: given, or fitted on the training positions with a label and a game result (the
