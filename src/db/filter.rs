@@ -201,12 +201,6 @@ fn shown(text: &str) -> String {
     }
 }
 
-/// Checks a user's SQL condition before it is placed in a query ([`Condition::parse`]).
-pub fn check_filter(filter: &str) -> Result<()> {
-    Condition::parse(filter)?;
-    Ok(())
-}
-
 /// What the authorizer refused first while a statement was prepared.
 type Refusal = Arc<Mutex<Option<String>>>;
 

@@ -132,21 +132,29 @@ mod tests {
 
     use super::*;
 
+    /// Every 3- and 4-piece table, from the shared data beside the project, and how many
+    /// files; `None` (the test skipped) when it is missing — except under CI, which has
+    /// it, where a skip is a failure.
+    fn shared_tables() -> Option<(Tablebases, usize)> {
+        let tables = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/syzygy");
+        if !tables.is_dir() {
+            let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
+            assert!(!ci, "{} not found", tables.display());
+            eprintln!("skipped: needs {}", tables.display());
+            return None;
+        }
+        Some(Tablebases::load(tables.to_str().unwrap()).unwrap())
+    }
+
     /// WDL and DTZ of 35,000 random positions (1,000 of each 3- and 4-piece material)
     /// equal python-chess's probes of the same tables (`scripts/golden_syzygy.py`).
     #[test]
     fn probes_equal_python_chess() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let tables = root.join("../shared/data/syzygy");
-        if !tables.is_dir() {
-            // The tables come with the shared data; CI has them, so a skip there is a failure.
-            let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
-            assert!(!ci, "{} not found", tables.display());
-            eprintln!("skipped: needs {}", tables.display());
+        let Some((tb, files)) = shared_tables() else {
             return;
-        }
-        let (tb, files) = Tablebases::load(tables.to_str().unwrap()).unwrap();
+        };
         assert_eq!(files, 70);
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut text = String::new();
         zstd::Decoder::new(std::fs::File::open(root.join("tests/golden/syzygy.csv.zst")).unwrap())
             .unwrap()
@@ -176,15 +184,10 @@ mod tests {
         use crate::eval::Evaluator;
         use crate::search::{Limits, Searcher};
 
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let tables = root.join("../shared/data/syzygy");
-        if !tables.is_dir() {
-            let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
-            assert!(!ci, "{} not found", tables.display());
-            eprintln!("skipped: needs {}", tables.display());
+        let Some((tb, _)) = shared_tables() else {
             return;
-        }
-        let tb = Arc::new(Tablebases::load(tables.to_str().unwrap()).unwrap().0);
+        };
+        let tb = Arc::new(tb);
         let mut searcher = Searcher::new(Arc::new(Evaluator::builtin("material").unwrap()), 1);
         searcher.set_tablebase(Some(tb.clone()));
         let limits = Limits {
