@@ -13,6 +13,7 @@
 //! - `qsearch`: captures and promotions with SEE and delta pruning, all evasions in
 //!   check; the tuner's [`Quiescence`].
 //! - `ordering`: TT move, SEE-filtered MVV-LVA, killers, history. `pv`: the PV table.
+//! - `smp`: Lazy SMP, helper threads sharing the transposition table.
 //! - [`tt`] (Polyglot Zobrist keys from [`crate::chess::hash`]), [`see`], [`time`], [`mod@bench`].
 //! - [`mate`]: the separate full-width mate search (`chessgraph solve`); `go mate N` runs
 //!   it first, because the pruning above can miss the quiet key of a composed problem.
@@ -31,6 +32,7 @@ mod root;
 mod root_moves;
 mod searcher;
 pub mod see;
+mod smp;
 pub mod tablebase;
 pub mod time;
 pub mod tt;
@@ -38,6 +40,7 @@ pub mod tt;
 pub use qsearch::{Quiescence, qsearch_eval, qsearch_leaf};
 pub use root_moves::{NoMove, root_moves};
 pub use searcher::Searcher;
+pub use smp::MAX_THREADS;
 
 use std::fmt;
 use std::sync::atomic::AtomicBool;

@@ -27,6 +27,7 @@ pub(super) enum MateOutcome {
     Stopped,
 }
 
+#[derive(Clone)]
 pub(super) struct RootMove {
     mv: Move,
     score: i32,
@@ -34,7 +35,9 @@ pub(super) struct RootMove {
 }
 
 impl Searcher {
-    /// finished iteration and MultiPV line.
+    /// Searches `root`. `history` holds the keys ([`crate::chess::hash::key`]) of the
+    /// game's earlier positions, oldest first, for repetition detection. `info` receives a
+    /// report per finished iteration and MultiPV line.
     pub fn search(
         &mut self,
         root: &Chess,
@@ -43,6 +46,7 @@ impl Searcher {
         info: &mut dyn FnMut(&Info),
     ) -> SearchResult {
         self.new_search(root, history, limits);
+        self.tt.new_search();
         let root_key = hash::key(root);
         let legal = match root_moves(root, limits) {
             Ok(moves) => moves,
@@ -75,22 +79,29 @@ impl Searcher {
             .or(fallback_depth)
             .unwrap_or(MAX_DEPTH)
             .clamp(1, MAX_DEPTH);
-        let (completed, best_score) =
-            self.iterative_deepening(root, root_key, &mut root_moves, max_depth, limits, info);
+        let (completed, best_score) = self.deepen_with_helpers(
+            root,
+            history,
+            root_key,
+            &mut root_moves,
+            max_depth,
+            limits,
+            info,
+        );
         let best = &root_moves[0];
         SearchResult {
             best: Some(best.mv),
             ponder: best.pv.get(1).copied(),
             score: Score::from_internal(best_score.clamp(-MATE, MATE)),
             depth: completed,
-            nodes: self.nodes,
+            nodes: self.total_nodes(),
             time: self.start.elapsed(),
         }
     }
 
     /// Resets the counters, limits and heuristics for a search of `root` after the
     /// game's `history`: killers cleared, history scores aged, the TT's generation moved.
-    fn new_search(&mut self, root: &Chess, history: &[u64], limits: &Limits) {
+    pub(super) fn new_search(&mut self, root: &Chess, history: &[u64], limits: &Limits) {
         self.start = Instant::now();
         self.budget = time::budget(limits, self.overhead);
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
@@ -99,7 +110,6 @@ impl Searcher {
         self.nodes = 0;
         self.tbhits = 0;
         self.seldepth = 0;
-        self.tt.new_search();
         for k in &mut self.killers {
             *k = [0; 2];
         }
@@ -133,7 +143,7 @@ impl Searcher {
     /// ends on a stop, a found `go mate N`, a proven mate or the soft time limit. Returns
     /// the last completed depth and the best score (the best root move's, or the static
     /// evaluation, when no iteration finished).
-    fn iterative_deepening(
+    pub(super) fn iterative_deepening(
         &mut self,
         root: &Chess,
         root_key: u64,
@@ -169,7 +179,7 @@ impl Searcher {
                     seldepth: self.seldepth as u32,
                     multipv: pv_idx + 1,
                     score: Score::from_internal(score),
-                    nodes: self.nodes,
+                    nodes: self.total_nodes(),
                     time: self.start.elapsed(),
                     hashfull: self.tt.hashfull(),
                     tbhits: self.tbhits,

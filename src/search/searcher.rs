@@ -3,7 +3,7 @@
 
 use super::tablebase::Tablebases;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use shakmaty::{Chess, Color, Move, Position};
@@ -22,7 +22,17 @@ pub struct Searcher {
     pub(super) evaluator: Arc<Evaluator>,
     /// Incremental accumulators when the evaluator is a network.
     pub(super) nnue: Option<nnue::NnueState>,
-    pub(super) tt: TranspositionTable,
+    /// Shared with the helper threads of a Lazy SMP search.
+    pub(super) tt: Arc<TranspositionTable>,
+    /// The helper threads' searchers (`Threads` − 1), each with its own heuristics and
+    /// accumulators, kept across searches (see `smp`).
+    pub(super) helpers: Vec<Searcher>,
+    /// Stops the helpers (set when this, the main thread's, search ends).
+    pub(super) helper_stop: Arc<AtomicBool>,
+    /// Nodes the helpers searched in the current search, published every 1024 nodes.
+    pub(super) helper_nodes: Arc<AtomicU64>,
+    /// In a helper: where it publishes its nodes.
+    pub(super) publish_nodes: Option<Arc<AtomicU64>>,
     /// Full-width mate search for `go mate N`, created on first use. Its table holds
     /// proven facts about positions, so it is kept across searches and games.
     pub(super) mate: Option<Box<MateSearcher>>,
@@ -72,7 +82,11 @@ impl Searcher {
         Searcher {
             nnue: evaluator.network().cloned().map(nnue::NnueState::new),
             evaluator,
-            tt,
+            tt: Arc::new(tt),
+            helpers: Vec::new(),
+            helper_stop: Arc::new(AtomicBool::new(false)),
+            helper_nodes: Arc::new(AtomicU64::new(0)),
+            publish_nodes: None,
             mate: None,
             tablebase: None,
             control: Control::default(),
@@ -108,6 +122,10 @@ impl Searcher {
     /// Replaces the evaluator (clears the TT, whose scores came from the old one).
     pub fn set_evaluator(&mut self, evaluator: Arc<Evaluator>) {
         self.nnue = evaluator.network().cloned().map(nnue::NnueState::new);
+        for h in &mut self.helpers {
+            h.nnue = evaluator.network().cloned().map(nnue::NnueState::new);
+            h.evaluator = evaluator.clone();
+        }
         self.evaluator = evaluator;
         self.tt.clear();
     }
@@ -115,15 +133,19 @@ impl Searcher {
     /// Resizes (and clears) the transposition table; if `mib` MiB cannot be allocated it
     /// falls back to 16 MiB and returns the error.
     pub fn set_hash(&mut self, mib: usize) -> Result<(), HashTooLarge> {
-        // Free the old table first so that both need not fit at once.
-        self.tt = TranspositionTable::tiny();
+        // Free the old table first so that both need not fit at once (the helpers take
+        // their handle from this one at each search).
+        self.tt = Arc::new(TranspositionTable::tiny());
+        for h in &mut self.helpers {
+            h.tt = self.tt.clone();
+        }
         match TranspositionTable::try_new(mib) {
             Ok(tt) => {
-                self.tt = tt;
+                self.tt = Arc::new(tt);
                 Ok(())
             }
             Err(e) => {
-                self.tt = TranspositionTable::new(16);
+                self.tt = Arc::new(TranspositionTable::new(16));
                 Err(e)
             }
         }
@@ -147,6 +169,13 @@ impl Searcher {
     /// Forgets everything learned (new game).
     pub fn clear(&mut self) {
         self.tt.clear();
+        self.clear_heuristics();
+        for h in &mut self.helpers {
+            h.clear_heuristics();
+        }
+    }
+
+    fn clear_heuristics(&mut self) {
         self.history.fill(0);
         for k in &mut self.killers {
             *k = [0; 2];
@@ -208,8 +237,8 @@ impl Searcher {
         }
     }
 
-    /// Searches `root`. `history` holds the keys ([`crate::chess::hash::key`]) of the game's earlier
-    /// positions, oldest first, for repetition detection. `info` receives a report per
+    /// Sets `stopped` when a limit is reached: nodes (of every thread), `stop`, the hard
+    /// time limit (from `ponderhit` on when pondering). Polls the flags every 1024 nodes.
     #[inline]
     pub(super) fn check_limits(&mut self) {
         if self.nodes >= self.node_limit {
@@ -217,6 +246,13 @@ impl Searcher {
             return;
         }
         if self.nodes & 1023 != 0 {
+            return;
+        }
+        if let Some(published) = &self.publish_nodes {
+            published.fetch_add(1024, Ordering::Relaxed);
+        } else if self.nodes + self.helper_nodes.load(Ordering::Relaxed) >= self.node_limit {
+            // `go nodes N` counts the nodes of every thread (the helpers are 0 with one).
+            self.stopped = true;
             return;
         }
         if self.control.stop.load(Ordering::Relaxed) {

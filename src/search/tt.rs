@@ -5,6 +5,12 @@
 //! result has none); otherwise the first empty slot; otherwise the slot with the lowest
 //! `depth − 8 · age`, where age counts searches since the entry was written. So entries of
 //! old searches go first, then shallow ones.
+//!
+//! The threads of a Lazy SMP search share one table without locks: each slot keeps its
+//! key XOR its data, so a slot half-written by one thread while another writes it fails
+//! the key check (see [`TranspositionTable`]).
+
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 use super::{MATE_BOUND, MAX_PLY};
 
@@ -34,10 +40,19 @@ pub struct Hit {
     pub bound: Bound,
 }
 
-#[derive(Debug, Clone, Copy, Default)]
+/// One slot: the packed data and the key XOR the data (lockless hashing, Hyatt and
+/// Mann 2002). Threads read and write slots without locks; a slot torn by two writers
+/// fails the key check and reads as a miss instead of handing out a wrong move or score.
+#[derive(Debug, Default)]
 #[repr(C)]
 struct Entry {
-    key: u64,
+    key_xor: AtomicU64,
+    data: AtomicU64,
+}
+
+/// The fields of a slot, unpacked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Data {
     mv: u16,
     score: i16,
     eval: i16,
@@ -46,17 +61,57 @@ struct Entry {
     flags: u8,
 }
 
+impl Data {
+    fn pack(self) -> u64 {
+        u64::from(self.mv)
+            | u64::from(self.score as u16) << 16
+            | u64::from(self.eval as u16) << 32
+            | u64::from(self.depth) << 48
+            | u64::from(self.flags) << 56
+    }
+
+    fn unpack(v: u64) -> Data {
+        Data {
+            mv: v as u16,
+            score: (v >> 16) as u16 as i16,
+            eval: (v >> 32) as u16 as i16,
+            depth: (v >> 48) as u8,
+            flags: (v >> 56) as u8,
+        }
+    }
+}
+
+impl Entry {
+    /// The slot's key and data (a torn slot shows a key nobody stored).
+    #[inline]
+    fn load(&self) -> (u64, Data) {
+        let data = self.data.load(Ordering::Relaxed);
+        (
+            self.key_xor.load(Ordering::Relaxed) ^ data,
+            Data::unpack(data),
+        )
+    }
+
+    #[inline]
+    fn save(&self, key: u64, d: Data) {
+        let data = d.pack();
+        self.data.store(data, Ordering::Relaxed);
+        self.key_xor.store(key ^ data, Ordering::Relaxed);
+    }
+}
+
 const BUCKET: usize = 4;
 
 /// Four entries on one cache line.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Default)]
 #[repr(C, align(64))]
 struct Bucket([Entry; BUCKET]);
 
-/// The transposition table.
+/// The transposition table, shared by the threads of a search (every method takes
+/// `&self`).
 pub struct TranspositionTable {
     buckets: Vec<Bucket>,
-    generation: u8,
+    generation: AtomicU8,
 }
 
 /// A hash table the machine cannot give the memory for.
@@ -89,10 +144,10 @@ impl TranspositionTable {
         buckets
             .try_reserve_exact(n)
             .map_err(|_| HashTooLarge { mib })?;
-        buckets.resize(n, Bucket::default());
+        buckets.resize_with(n, Bucket::default);
         Ok(TranspositionTable {
             buckets,
-            generation: 0,
+            generation: AtomicU8::new(0),
         })
     }
 
@@ -100,7 +155,7 @@ impl TranspositionTable {
     pub fn tiny() -> TranspositionTable {
         TranspositionTable {
             buckets: vec![Bucket::default()],
-            generation: 0,
+            generation: AtomicU8::new(0),
         }
     }
 
@@ -109,84 +164,94 @@ impl TranspositionTable {
         self.buckets.len() * BUCKET
     }
 
-    /// Empties the table.
-    pub fn clear(&mut self) {
-        self.buckets.fill(Bucket::default());
-        self.generation = 0;
+    /// Empties the table (call while no search uses it).
+    pub fn clear(&self) {
+        for e in self.buckets.iter().flat_map(|b| b.0.iter()) {
+            e.data.store(0, Ordering::Relaxed);
+            e.key_xor.store(0, Ordering::Relaxed);
+        }
+        self.generation.store(0, Ordering::Relaxed);
     }
 
     /// Starts a new search (ages existing entries).
-    pub fn new_search(&mut self) {
-        self.generation = (self.generation + 1) & 63;
+    pub fn new_search(&self) {
+        let g = self.generation.load(Ordering::Relaxed);
+        self.generation.store((g + 1) & 63, Ordering::Relaxed);
     }
 
     #[inline]
-    fn bucket(&self, key: u64) -> usize {
+    fn bucket(&self, key: u64) -> &[Entry; BUCKET] {
         // Multiply-shift maps the key uniformly onto the bucket range.
-        ((u128::from(key) * self.buckets.len() as u128) >> 64) as usize
+        &self.buckets[((u128::from(key) * self.buckets.len() as u128) >> 64) as usize].0
     }
 
     /// Looks `key` up.
     #[inline]
     pub fn probe(&self, key: u64) -> Option<Hit> {
-        let b = self.bucket(key);
-        self.buckets[b]
-            .0
-            .iter()
-            .find(|e| e.key == key && e.flags & 3 != 0)
-            .map(|e| Hit {
-                mv: e.mv,
-                score: i32::from(e.score),
-                eval: i32::from(e.eval),
-                depth: i32::from(e.depth),
-                bound: match e.flags & 3 {
+        self.bucket(key).iter().find_map(|e| {
+            let (k, d) = e.load();
+            (k == key && d.flags & 3 != 0).then(|| Hit {
+                mv: d.mv,
+                score: i32::from(d.score),
+                eval: i32::from(d.eval),
+                depth: i32::from(d.depth),
+                bound: match d.flags & 3 {
                     1 => Bound::Exact,
                     2 => Bound::Lower,
                     _ => Bound::Upper,
                 },
             })
+        })
     }
 
     /// Stores a search result. `score` and `eval` must fit in an i16.
     #[inline]
-    pub fn store(&mut self, key: u64, mv: u16, score: i32, eval: i32, depth: i32, bound: Bound) {
-        let b = self.bucket(key);
-        let generation = self.generation;
-        let age = |e: &Entry| i32::from((generation.wrapping_sub(e.flags >> 2)) & 63);
-        let bucket = &mut self.buckets[b].0;
-        let slot = bucket
+    pub fn store(&self, key: u64, mv: u16, score: i32, eval: i32, depth: i32, bound: Bound) {
+        let bucket = self.bucket(key);
+        let generation = self.generation.load(Ordering::Relaxed);
+        let slots: [(u64, Data); BUCKET] = std::array::from_fn(|i| bucket[i].load());
+        let age = |d: &Data| i32::from((generation.wrapping_sub(d.flags >> 2)) & 63);
+        let slot = slots
             .iter()
-            .position(|e| e.key == key && e.flags & 3 != 0)
-            .or_else(|| bucket.iter().position(|e| e.flags & 3 == 0))
+            .position(|(k, d)| *k == key && d.flags & 3 != 0)
+            .or_else(|| slots.iter().position(|(_, d)| d.flags & 3 == 0))
             .unwrap_or_else(|| {
                 (0..BUCKET)
-                    .min_by_key(|&i| i32::from(bucket[i].depth) - 8 * age(&bucket[i]))
+                    .min_by_key(|&i| i32::from(slots[i].1.depth) - 8 * age(&slots[i].1))
                     .unwrap_or(0)
             });
-        let e = &mut bucket[slot];
-        let keep_move = e.key == key && mv == 0;
-        e.mv = if keep_move { e.mv } else { mv };
-        e.key = key;
-        e.score = score.clamp(i16::MIN as i32 + 1, i16::MAX as i32) as i16;
-        e.eval = eval.clamp(i16::MIN as i32, i16::MAX as i32) as i16;
-        e.depth = depth.clamp(0, 255) as u8;
+        let (old_key, old) = slots[slot];
+        let keep_move = old_key == key && mv == 0;
         let bound_bits = match bound {
             Bound::Exact => 1,
             Bound::Lower => 2,
             Bound::Upper => 3,
         };
-        e.flags = bound_bits | (generation << 2);
+        bucket[slot].save(
+            key,
+            Data {
+                mv: if keep_move { old.mv } else { mv },
+                score: score.clamp(i16::MIN as i32 + 1, i16::MAX as i32) as i16,
+                eval: eval.clamp(i16::MIN as i32, i16::MAX as i32) as i16,
+                depth: depth.clamp(0, 255) as u8,
+                flags: bound_bits | (generation << 2),
+            },
+        );
     }
 
     /// Permille of the first 1000 entries written in the current search (UCI `hashfull`).
     pub fn hashfull(&self) -> u32 {
         let n = self.capacity().min(1000);
+        let generation = self.generation.load(Ordering::Relaxed);
         let used = self
             .buckets
             .iter()
             .flat_map(|b| b.0.iter())
             .take(n)
-            .filter(|e| e.flags & 3 != 0 && e.flags >> 2 == self.generation)
+            .filter(|e| {
+                let flags = e.load().1.flags;
+                flags & 3 != 0 && flags >> 2 == generation
+            })
             .count();
         (used * 1000 / n) as u32
     }
@@ -231,7 +296,7 @@ mod tests {
 
     #[test]
     fn store_probe_and_keep_move() {
-        let mut tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1);
         assert_eq!(tt.probe(42), None);
         tt.store(42, 777, -35, 12, 7, Bound::Lower);
         let hit = tt.probe(42).unwrap();
@@ -248,7 +313,7 @@ mod tests {
 
     #[test]
     fn replacement_prefers_old_and_shallow() {
-        let mut tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1);
         // Keys that land in bucket 0: the top bits are zero.
         let keys: Vec<u64> = (1..=6).collect();
         for (i, &k) in keys[..4].iter().enumerate() {
@@ -274,5 +339,46 @@ mod tests {
         assert_eq!(tt.hashfull(), 1); // 1 fresh entry among the first 1000 slots
         tt.clear();
         assert!(tt.probe(keys[5]).is_none());
+    }
+
+    #[test]
+    fn torn_slots_read_as_misses() {
+        // Two writers fill one bucket with keys whose move is a function of the key; a
+        // reader must never see a key with another key's move (a plain key field would
+        // pair the key of one write with the data of another).
+        let tt = std::sync::Arc::new(TranspositionTable::tiny());
+        let mv_of = |k: u64| (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 48) as u16 | 1;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let writers: Vec<_> = (0..2u64)
+            .map(|w| {
+                let (tt, stop) = (tt.clone(), stop.clone());
+                std::thread::spawn(move || {
+                    let mut i = 0u64;
+                    while !stop.load(Ordering::Relaxed) {
+                        let k = 1 + (i * 2 + w) % 16;
+                        tt.store(
+                            k,
+                            mv_of(k),
+                            (i % 1000) as i32,
+                            0,
+                            (i % 50) as i32,
+                            Bound::Exact,
+                        );
+                        i += 1;
+                    }
+                })
+            })
+            .collect();
+        let mut hits = 0;
+        for i in 0..2_000_000u64 {
+            let k = 1 + i % 16;
+            if let Some(h) = tt.probe(k) {
+                assert_eq!(h.mv, mv_of(k), "key {k}");
+                hits += 1;
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        writers.into_iter().for_each(|w| w.join().unwrap());
+        assert!(hits > 0);
     }
 }

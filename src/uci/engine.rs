@@ -19,7 +19,7 @@ use super::worker::{GoJob, Job, search_thread};
 use crate::chess::rng::SplitMix;
 use crate::eval::Evaluator;
 use crate::players::Player;
-use crate::search::Control;
+use crate::search::{Control, MAX_THREADS};
 
 /// UCI option values kept by the reader thread.
 struct Options {
@@ -77,7 +77,9 @@ impl Engine {
             "option name Hash type spin default {} min 1 max 16384",
             o.hash
         ));
-        out.line("option name Threads type spin default 1 min 1 max 1");
+        out.line(&format!(
+            "option name Threads type spin default 1 min 1 max {MAX_THREADS}"
+        ));
         out.line(&format!(
             "option name MultiPV type spin default {} min 1 max 256",
             o.multipv
@@ -126,7 +128,8 @@ impl Engine {
                 self.send(Job::Hash(mib));
             }
             "threads" => {
-                spin(1, 1)?;
+                let n = spin(1, MAX_THREADS as u64)? as usize;
+                self.send(Job::Threads(n));
             }
             "multipv" => {
                 let n = spin(1, 256)? as usize;

@@ -30,6 +30,7 @@ pub(super) struct GoJob {
 pub(super) enum Job {
     Go(Box<GoJob>),
     Hash(usize),
+    Threads(usize),
     Evaluator(Arc<Evaluator>),
     MultiPv(usize),
     Overhead(Duration),
@@ -98,6 +99,7 @@ pub(super) fn search_thread(
                     out.error(&format!("option Hash: {e}; using 16 MiB"));
                 }
             }
+            Job::Threads(n) => player.searcher().into_iter().for_each(|s| s.set_threads(n)),
             Job::Evaluator(e) => player.set_evaluator(e),
             Job::MultiPv(n) => player.searcher().into_iter().for_each(|s| s.set_multipv(n)),
             Job::Overhead(d) => player

@@ -502,3 +502,40 @@ cgtest!(hash_and_syzygy_options, |dir| {
     );
     e.quit();
 });
+
+cgtest!(engine_searches_with_several_threads, |dir| {
+    let mut e = Uci::start(&dir, &[]);
+    e.send("uci");
+    let option = e.expect("option name Threads");
+    assert!(option.ends_with("min 1 max 256"), "{option}");
+    e.expect("uciok");
+    e.send("setoption name Threads value 257");
+    e.expect("info string error: option Threads: 257 is outside 1..=256");
+    e.send("setoption name Threads value 3");
+    e.send("ucinewgame");
+    // A short game against itself on three threads: every move legal, node counts grow.
+    let mut pos = Chess::default();
+    let mut moves: Vec<String> = Vec::new();
+    for _ in 0..12 {
+        if pos.legal_moves().is_empty() {
+            break;
+        }
+        e.send(&format!("position startpos moves {}", moves.join(" ")));
+        e.send("go movetime 60");
+        let m = e.bestmove().expect("a move");
+        let mv = m.to_move(&pos).expect("legal");
+        pos.play_unchecked(mv);
+        moves.push(m.to_string());
+    }
+    assert_eq!(moves.len(), 12);
+    // `stop` ends all three threads: the answer comes and the engine still responds.
+    e.send("position startpos");
+    e.send("go infinite");
+    e.expect("info depth 3 ");
+    e.send("stop");
+    assert!(e.bestmove().is_some());
+    e.send("setoption name Threads value 1");
+    e.send("go depth 5");
+    assert!(e.bestmove().is_some());
+    e.quit();
+});
