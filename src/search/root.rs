@@ -156,7 +156,7 @@ impl Searcher {
         let mut completed = 0;
         let mut best_score = -INF;
         let mut prev_scores = vec![0i32; multipv];
-        for depth in 1..=max_depth {
+        for depth in self.first_depth.min(max_depth)..=max_depth {
             for pv_idx in 0..multipv {
                 self.seldepth = 0;
                 let score = self.aspiration(

@@ -33,6 +33,8 @@ pub struct Searcher {
     pub(super) helper_nodes: Arc<AtomicU64>,
     /// In a helper: where it publishes its nodes.
     pub(super) publish_nodes: Option<Arc<AtomicU64>>,
+    /// Depth of the first iteration (1; 2 in the odd helpers).
+    pub(super) first_depth: u32,
     /// Full-width mate search for `go mate N`, created on first use. Its table holds
     /// proven facts about positions, so it is kept across searches and games.
     pub(super) mate: Option<Box<MateSearcher>>,
@@ -87,6 +89,7 @@ impl Searcher {
             helper_stop: Arc::new(AtomicBool::new(false)),
             helper_nodes: Arc::new(AtomicU64::new(0)),
             publish_nodes: None,
+            first_depth: 1,
             mate: None,
             tablebase: None,
             control: Control::default(),

@@ -5,6 +5,7 @@
 //! reports `info` and chooses the move, and it stops the helpers when it ends. This is
 //! the scheme of Stockfish 7–11, Ethereal and viridithas: no split points, no messages,
 //! and with one thread exactly the single-threaded search (the bench signature holds).
+//! Odd helpers start one iteration deeper (depth staggering).
 
 use std::sync::atomic::Ordering;
 
@@ -34,6 +35,9 @@ impl Searcher {
             h.tablebase = self.tablebase.clone();
             h.control.stop = self.helper_stop.clone();
             h.publish_nodes = Some(self.helper_nodes.clone());
+            // Depth staggering: the odd helpers run one iteration ahead of the others, so
+            // that the threads do not all finish the same iteration at once.
+            h.first_depth = if self.helpers.len() % 2 == 0 { 2 } else { 1 };
             self.helpers.push(h);
         }
     }

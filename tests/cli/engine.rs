@@ -534,8 +534,19 @@ cgtest!(engine_searches_with_several_threads, |dir| {
     e.expect("info depth 3 ");
     e.send("stop");
     assert!(e.bestmove().is_some());
+    // Pondering on three threads: the clock starts at `ponderhit`, then a move comes.
+    e.send("position startpos moves e2e4");
+    e.send("go ponder wtime 3000 btime 3000");
+    e.expect("info depth 2 ");
+    e.send("ponderhit");
+    assert!(e.bestmove().is_some());
     e.send("setoption name Threads value 1");
     e.send("go depth 5");
     assert!(e.bestmove().is_some());
+    // `quit` in the middle of a four-thread search ends the process cleanly.
+    e.send("setoption name Threads value 4");
+    e.send("position startpos");
+    e.send("go infinite");
+    e.expect("info depth 2 ");
     e.quit();
 });
