@@ -29,10 +29,12 @@ pub struct Searcher {
     pub(super) helpers: Vec<Searcher>,
     /// Stops the helpers (set when this, the main thread's, search ends).
     pub(super) helper_stop: Arc<AtomicBool>,
-    /// Nodes the helpers searched in the current search, published every 1024 nodes.
-    pub(super) helper_nodes: Arc<AtomicU64>,
-    /// In a helper: where it publishes its nodes.
-    pub(super) publish_nodes: Option<Arc<AtomicU64>>,
+    /// Nodes of every thread of the current search, each publishing per 1024 nodes (the
+    /// main thread's table; the helpers hold a handle to it).
+    pub(super) shared_nodes: Arc<AtomicU64>,
+    /// True while this thread searches with others: it publishes its nodes and checks the
+    /// node limit against the total.
+    pub(super) publishing: bool,
     /// Depth of the first iteration (1; 2 in the odd helpers).
     pub(super) first_depth: u32,
     /// Full-width mate search for `go mate N`, created on first use. Its table holds
@@ -87,8 +89,8 @@ impl Searcher {
             tt: Arc::new(tt),
             helpers: Vec::new(),
             helper_stop: Arc::new(AtomicBool::new(false)),
-            helper_nodes: Arc::new(AtomicU64::new(0)),
-            publish_nodes: None,
+            shared_nodes: Arc::new(AtomicU64::new(0)),
+            publishing: false,
             first_depth: 1,
             mate: None,
             tablebase: None,
@@ -251,10 +253,10 @@ impl Searcher {
         if self.nodes & 1023 != 0 {
             return;
         }
-        if let Some(published) = &self.publish_nodes {
-            published.fetch_add(1024, Ordering::Relaxed);
-        } else if self.nodes + self.helper_nodes.load(Ordering::Relaxed) >= self.node_limit {
-            // `go nodes N` counts the nodes of every thread (the helpers are 0 with one).
+        if self.publishing
+            && self.shared_nodes.fetch_add(1024, Ordering::Relaxed) + 1024 >= self.node_limit
+        {
+            // `go nodes N` counts the nodes of every thread.
             self.stopped = true;
             return;
         }
