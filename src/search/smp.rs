@@ -38,7 +38,7 @@ impl Searcher {
             h.publishing = true;
             // Depth staggering: the odd helpers run one iteration ahead of the others, so
             // that the threads do not all finish the same iteration at once.
-            h.first_depth = if self.helpers.len() % 2 == 0 { 2 } else { 1 };
+            h.first_depth = if self.helpers.len().is_multiple_of(2) { 2 } else { 1 };
             self.helpers.push(h);
         }
     }
