@@ -38,7 +38,11 @@ impl Searcher {
             h.publishing = true;
             // Depth staggering: the odd helpers run one iteration ahead of the others, so
             // that the threads do not all finish the same iteration at once.
-            h.first_depth = if self.helpers.len().is_multiple_of(2) { 2 } else { 1 };
+            h.first_depth = if self.helpers.len().is_multiple_of(2) {
+                2
+            } else {
+                1
+            };
             self.helpers.push(h);
         }
     }
@@ -89,7 +93,7 @@ impl Searcher {
                     .name("chessgraph-helper".to_owned())
                     .stack_size(HELPER_STACK)
                     .spawn_scoped(scope, move || {
-                        h.helper_search(root, history, root_key, moves)
+                        h.helper_search(root, history, root_key, moves, limits.nodes)
                     });
             }
             let result =
@@ -101,17 +105,19 @@ impl Searcher {
         result
     }
 
-    /// A helper's search: unbounded iterative deepening until the main thread stops it;
-    /// only its table entries and node count are used.
+    /// A helper's search: iterative deepening until the main thread stops it or the
+    /// threads together reach `go nodes`; only its table entries and node count are used.
     fn helper_search(
         &mut self,
         root: &Chess,
         history: &[u64],
         root_key: u64,
         mut moves: Vec<RootMove>,
+        node_limit: Option<u64>,
     ) {
         let limits = Limits {
             infinite: true,
+            nodes: node_limit,
             ..Limits::default()
         };
         self.new_search(root, history, &limits);
