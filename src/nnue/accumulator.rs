@@ -10,6 +10,7 @@ use shakmaty::{Color, Move, Position};
 
 use super::Network;
 use super::features::{Delta, mirror};
+use super::simd::add_sub_rows;
 use super::threats::{ThreatList, threats};
 
 /// The hidden layer's pre-activations from both perspectives.
@@ -112,6 +113,7 @@ pub struct ThreatStack {
     plies: Vec<(ThreatList, Accumulator)>,
     /// Whether ply `p` holds the threats of the current line's position at `p`.
     ok: Vec<bool>,
+    deltas: RowDeltas,
 }
 
 impl ThreatStack {
@@ -120,6 +122,7 @@ impl ThreatStack {
         ThreatStack {
             plies: vec![(ThreatList::default(), Accumulator::new(net.hidden())); plies],
             ok: vec![false; plies],
+            deltas: RowDeltas::default(),
         }
     }
 
@@ -147,50 +150,81 @@ impl ThreatStack {
             return &self.plies[ply].1;
         }
         let from = (0..=ply).rev().find(|&q| self.ok[q]).unwrap_or(ply);
-        if from != ply {
-            let (before, after) = self.plies.split_at_mut(ply);
-            let (src, dst) = (&before[from], &mut after[0]);
-            dst.1.white.copy_from_slice(&src.1.white);
-            dst.1.black.copy_from_slice(&src.1.black);
-            dst.0 = src.0;
-        }
-        let (old, acc) = &mut self.plies[ply];
-        let (old, newer) = (old.as_slice(), new.as_slice());
+        let (before, after) = self.plies.split_at_mut(ply);
+        let dst = &mut after[0];
+        let src = (from != ply).then(|| &before[from]);
+        let old = src.map_or(dst.0.as_slice(), |s| s.0.as_slice());
+        // The features that appeared and went since `from` (both lists are sorted).
+        let d = &mut self.deltas;
+        d.clear();
+        let h = net.hidden();
+        let newer = new.as_slice();
         let (mut i, mut j) = (0, 0);
         while i < old.len() || j < newer.len() {
-            let (f, sign) = match (old.get(i), newer.get(j)) {
+            match (old.get(i), newer.get(j)) {
                 (Some(&a), Some(&b)) if a == b => {
                     i += 1;
                     j += 1;
-                    continue;
                 }
                 (Some(&a), Some(&b)) if a < b => {
+                    d.push(a, false, h);
                     i += 1;
-                    (a, -1)
                 }
                 (Some(&a), None) => {
+                    d.push(a, false, h);
                     i += 1;
-                    (a, -1)
                 }
                 (_, Some(&b)) => {
+                    d.push(b, true, h);
                     j += 1;
-                    (b, 1)
                 }
                 (None, None) => unreachable!(),
-            };
-            let f = usize::from(f);
-            for (persp, row) in [(&mut acc.white, f), (&mut acc.black, mirror(f))] {
-                let w = net.feature_weights(row);
-                if sign > 0 {
-                    super::simd::add_assign(persp, w);
-                } else {
-                    super::simd::sub_assign(persp, w);
-                }
             }
         }
-        self.plies[ply].0 = new;
+        let (src_white, src_black) = match src {
+            Some(s) => (Some(s.1.white.as_slice()), Some(s.1.black.as_slice())),
+            None => (None, None),
+        };
+        let w = net.ft_weights.as_slice();
+        add_sub_rows(&mut dst.1.white, src_white, w, &d.add_white, &d.sub_white);
+        add_sub_rows(&mut dst.1.black, src_black, w, &d.add_black, &d.sub_black);
+        dst.0 = new;
         self.ok[ply] = true;
         &self.plies[ply].1
+    }
+}
+
+/// The weight rows (offsets into the first layer's weights) of the threat features that
+/// appeared and went between two plies, for each perspective; kept between updates so
+/// that they are not allocated per evaluation.
+#[derive(Clone, Debug, Default)]
+struct RowDeltas {
+    add_white: Vec<u32>,
+    add_black: Vec<u32>,
+    sub_white: Vec<u32>,
+    sub_black: Vec<u32>,
+}
+
+impl RowDeltas {
+    fn clear(&mut self) {
+        self.add_white.clear();
+        self.add_black.clear();
+        self.sub_white.clear();
+        self.sub_black.clear();
+    }
+
+    /// Feature `f` (White's perspective) appeared (`added`) or went, in a net with
+    /// `hidden` units.
+    fn push(&mut self, f: u16, added: bool, hidden: usize) {
+        let f = usize::from(f);
+        let (white, black) = ((f * hidden) as u32, (mirror(f) * hidden) as u32);
+        if added {
+            self.add_white.push(white);
+            self.add_black.push(black);
+        } else {
+            self.sub_white.push(white);
+            self.sub_black.push(black);
+        }
     }
 }
 

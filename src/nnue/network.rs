@@ -29,7 +29,7 @@ use shakmaty::{Color, Position};
 
 use super::accumulator::Accumulator;
 use super::features::{self, FeatureSet};
-use super::simd::{add_assign, screlu_dot};
+use super::simd::{add_assign, screlu_dot, screlu_dot_sum};
 use super::{QA, QB, SCALE};
 use crate::chess::fnv::fnv1a64;
 
@@ -193,10 +193,35 @@ impl Network {
             Color::Black => (&acc.black, &acc.white),
         };
         let b = output_bucket(pieces, self.buckets());
+        let (w_us, w_them) = self.output_weights(b);
+        self.scale_output(screlu_dot(us, w_us) + screlu_dot(them, w_them), b)
+    }
+
+    /// [`Network::output`] of the accumulator `a + b` (kept in two parts: pieces and
+    /// threats), without writing the sum.
+    #[inline]
+    pub fn output_sum(&self, a: &Accumulator, b: &Accumulator, turn: Color, pieces: u32) -> i32 {
+        let ((us, us2), (them, them2)) = match turn {
+            Color::White => ((&a.white, &b.white), (&a.black, &b.black)),
+            Color::Black => ((&a.black, &b.black), (&a.white, &b.white)),
+        };
+        let bucket = output_bucket(pieces, self.buckets());
+        let (w_us, w_them) = self.output_weights(bucket);
+        let sum = screlu_dot_sum(us, us2, w_us) + screlu_dot_sum(them, them2, w_them);
+        self.scale_output(sum, bucket)
+    }
+
+    /// The output weights of `bucket`: side to move's half, then the other's.
+    #[inline]
+    fn output_weights(&self, bucket: usize) -> (&[i16], &[i16]) {
         let h = self.hidden;
-        let (w_us, w_them) = self.out_weights[2 * h * b..2 * h * (b + 1)].split_at(h);
-        let sum = screlu_dot(us, w_us) + screlu_dot(them, w_them);
-        let raw = sum / i64::from(QA) + i64::from(self.out_bias[b]);
+        self.out_weights[2 * h * bucket..2 * h * (bucket + 1)].split_at(h)
+    }
+
+    /// Centipawns from the output layer's dot products `sum` in `bucket`.
+    #[inline]
+    fn scale_output(&self, sum: i64, bucket: usize) -> i32 {
+        let raw = sum / i64::from(QA) + i64::from(self.out_bias[bucket]);
         (raw * i64::from(SCALE) / i64::from(QA * QB)) as i32
     }
 

@@ -8,7 +8,7 @@
 //!
 //! A network with threat inputs keeps their share in a second stack
 //! ([`ThreatStack`]), recomputed from the board at each evaluated ply and updated by the
-//! difference from the nearest evaluated ancestor; the two are summed before the output.
+//! difference from the nearest evaluated ancestor; the output layer reads their sum.
 //!
 //! In debug builds every evaluation is checked against a full refresh, so the test suite
 //! proves the incremental path on whatever positions its searches reach.
@@ -19,8 +19,7 @@ use shakmaty::{Chess, Color, Move, Position};
 
 use super::MAX_PLY;
 use crate::nnue::accumulator::ThreatStack;
-use crate::nnue::simd::add_into;
-use crate::nnue::{Accumulator, AccumulatorStack, FeatureSet, Network};
+use crate::nnue::{AccumulatorStack, FeatureSet, Network};
 
 /// Accumulators of the current line.
 #[derive(Clone, Debug)]
@@ -33,8 +32,6 @@ pub struct NnueState {
     valid: usize,
     /// The threat inputs' share, for a network that has them.
     threats: Option<ThreatStack>,
-    /// Pieces + threats, for the output layer.
-    sum: Accumulator,
 }
 
 impl NnueState {
@@ -45,7 +42,6 @@ impl NnueState {
             moves: vec![(Color::White, None); MAX_PLY + 2],
             threats: (net.features() == FeatureSet::Threats)
                 .then(|| ThreatStack::new(&net, MAX_PLY + 2)),
-            sum: Accumulator::new(net.hidden()),
             net,
             valid: 0,
         }
@@ -87,10 +83,8 @@ impl NnueState {
             None => self.stack.evaluate(&self.net, ply, pos.turn(), pieces),
             Some(t) => {
                 let threat = t.update(&self.net, ply, pos.board());
-                let base = self.stack.get(ply);
-                add_into(&mut self.sum.white, &base.white, &threat.white);
-                add_into(&mut self.sum.black, &base.black, &threat.black);
-                self.net.output(&self.sum, pos.turn(), pieces)
+                self.net
+                    .output_sum(self.stack.get(ply), threat, pos.turn(), pieces)
             }
         };
         debug_assert_eq!(
