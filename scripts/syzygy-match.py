@@ -2,8 +2,8 @@
 """Tablebase conversion match: chessgraph with the Syzygy tables against Stockfish.
 
 Draws won 3- and 4-piece starts (seeded; the winner to move, a win python-chess's prober
-calls a win under the fifty-move rule, WDL +2, the halfmove clock 0, at least MIN_DTZ
-plies from the next zeroing move), gives chessgraph (`SyzygyPath` set) the winning side
+calls a win under the fifty-move rule, WDL +2, the halfmove clock 0; without pawns at
+least MIN_DTZ plies from the next capture, since a pawn move resets the count at once), gives chessgraph (`SyzygyPath` set) the winning side
 and Stockfish the defence, and plays each game out under a real clock with python-chess
 as the referee (fifty-move rule and threefold repetition end a game as a draw at once).
 Every game must end in a win for chessgraph; the script prints each failure, a table per
@@ -39,7 +39,8 @@ MIN_DTZ = 10
 
 def random_start(rng, tb, material):
     """A random legal position of `material`, white being the side with the left-hand
-    pieces and to move, won for white (WDL +2) and at least MIN_DTZ plies from zeroing."""
+    pieces and to move, won for white (WDL +2) and, without pawns, at least MIN_DTZ plies
+    from a capture."""
     white, black = material.split("v")
     pieces = [(LETTERS[c], chess.WHITE) for c in white] + [(LETTERS[c], chess.BLACK) for c in black]
     for _ in range(100_000):
@@ -55,7 +56,8 @@ def random_start(rng, tb, material):
         board.turn = chess.WHITE
         if not board.is_valid() or board.is_game_over():
             continue
-        if tb.probe_wdl(board) == 2 and tb.probe_dtz(board) >= MIN_DTZ:
+        min_dtz = 1 if "P" in material else MIN_DTZ
+        if tb.probe_wdl(board) == 2 and tb.probe_dtz(board) >= min_dtz:
             # Colour-flip half of them so chessgraph wins with black as often as white.
             return board.mirror() if rng.random() < 0.5 else board
     raise RuntimeError(f"no won start of {material} found")
