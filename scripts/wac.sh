@@ -1,10 +1,20 @@
 #!/usr/bin/env bash
-# The best-move suite fixture (18 positions, 10 of them from Win At Chess) with the engine
-# at 100 ms a position, as the README's figure: prints the solve table. The verdicts of
-# the same run are checked against python-chess by scripts/golden_suite.py.
-# Usage: scripts/wac.sh [EVALUATOR]   (default seed003, as the figure)
+# Best-move suites with the engine, printing the solve table:
+#   scripts/wac.sh [EVALUATOR]          the suite fixture (18 positions, 10 of them from Win
+#                                       At Chess) at 100 ms a position, as the README's
+#                                       figure (default seed003, as the figure); the
+#                                       verdicts of the same run are checked against
+#                                       python-chess by scripts/golden_suite.py.
+#   scripts/wac.sh --full [EVALUATOR]   all 300 Win At Chess positions
+#                                       (tests/fixtures/wac.epd) at 1 s a position, one
+#                                       thread (default nnue); about 5 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release
-target/release/chessgraph --db target/wac.db solve --input tests/fixtures/suite-bestmove.epd \
-    --movetime 100 --evaluator "${1:-seed003}"
+if [[ ${1:-} == --full ]]; then
+    target/release/chessgraph --db target/wac.db solve --input tests/fixtures/wac.epd \
+        --movetime 1000 --evaluator "${2:-nnue}"
+else
+    target/release/chessgraph --db target/wac.db solve --input tests/fixtures/suite-bestmove.epd \
+        --movetime 100 --evaluator "${1:-seed003}"
+fi
