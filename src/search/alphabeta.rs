@@ -84,6 +84,9 @@ impl Searcher {
         if in_check {
             depth += 1;
         }
+        if depth >= IIR_MIN_DEPTH && hit.is_none_or(|h| h.mv == 0) {
+            depth -= 1;
+        }
         let static_eval = if in_check {
             -INF
         } else {

@@ -18,6 +18,10 @@ pub const FUTILITY_MAX_DEPTH: i32 = 2;
 /// Futility margin per ply of depth, centipawns.
 pub const FUTILITY_MARGIN: i32 = 120;
 
+/// Internal iterative reduction: a node this deep without a move from the table is
+/// searched one ply shallower (its ordering is poor; a later visit finds the move there).
+pub const IIR_MIN_DEPTH: i32 = 4;
+
 /// Late-move reductions apply from this depth …
 pub const LMR_MIN_DEPTH: i32 = 3;
 /// … to moves after this many searched ones.
