@@ -1,6 +1,6 @@
 //! The main alpha-beta search: principal variation search (negamax, fail-soft) with
-//! check extension, reverse futility, null-move, late-move reductions and futility
-//! pruning; Syzygy WDL probes inside the tree.
+//! check extension, internal iterative reduction, reverse futility, null-move, late-move
+//! reductions and futility pruning; Syzygy WDL probes inside the tree.
 
 use super::tablebase::Outcome;
 use shakmaty::{Chess, Position};
