@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Tablebase conversion match: chessgraph with the Syzygy tables against Stockfish.
 
-Draws won 3- and 4-piece starts (seeded; the winner to move, a win python-chess's prober
-calls a win under the fifty-move rule, WDL +2, the halfmove clock 0; without pawns at
-least MIN_DTZ plies from the next capture, since a pawn move resets the count at once), gives chessgraph (`SyzygyPath` set) the winning side
-and Stockfish the defence, and plays each game out under a real clock with python-chess
+Draws won 3- and 4-piece starts (seeded, placed as scripts/golden_syzygy.py places its
+positions; the winner to move, a win python-chess's prober calls a win under the
+fifty-move rule, WDL +2, the halfmove clock 0; without pawns at least MIN_DTZ plies from
+the next capture, since a pawn move resets the count at once), gives chessgraph
+(`SyzygyPath` set) the winning side and Stockfish the defence, and plays each game out under a real clock with python-chess
 as the referee (fifty-move rule and threefold repetition end a game as a draw at once).
 Every game must end in a win for chessgraph; the script prints each failure, a table per
 material (games, wins, plies to mate, the longest), the engine's `tbhits`, and exits 1 if
@@ -26,10 +27,10 @@ import chess
 import chess.engine
 import chess.syzygy
 
+import golden_syzygy  # the random placement of the golden probes (this script's folder)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TABLES = os.path.join(ROOT, "..", "shared", "data", "syzygy")
-LETTERS = {"K": chess.KING, "Q": chess.QUEEN, "R": chess.ROOK, "B": chess.BISHOP,
-           "N": chess.KNIGHT, "P": chess.PAWN}
 # Materials where the stronger side usually wins: a random legal placement of these is a
 # win often enough to sample quickly (KRvKB, KNNvK and the like are mostly draws).
 MATERIALS = ["KQvK", "KRvK", "KPvK", "KQvKR", "KQvKB", "KQvKN", "KQvKP", "KRvKP",
@@ -38,28 +39,14 @@ MIN_DTZ = 10
 
 
 def random_start(rng, tb, material):
-    """A random legal position of `material`, white being the side with the left-hand
-    pieces and to move, won for white (WDL +2) and, without pawns, at least MIN_DTZ plies
+    """A random legal position of `material` (golden_syzygy.py's draw: either side to
+    move), won for the side to move (WDL +2) and, without pawns, at least MIN_DTZ plies
     from a capture."""
-    white, black = material.split("v")
-    pieces = [(LETTERS[c], chess.WHITE) for c in white] + [(LETTERS[c], chess.BLACK) for c in black]
+    min_dtz = 1 if "P" in material else MIN_DTZ
     for _ in range(100_000):
-        board = chess.Board(None)
-        ok = True
-        for (role, color), sq in zip(pieces, rng.sample(range(64), len(pieces))):
-            if role == chess.PAWN and chess.square_rank(sq) in (0, 7):
-                ok = False
-                break
-            board.set_piece_at(sq, chess.Piece(role, color))
-        if not ok:
-            continue
-        board.turn = chess.WHITE
-        if not board.is_valid() or board.is_game_over():
-            continue
-        min_dtz = 1 if "P" in material else MIN_DTZ
+        board = golden_syzygy.random_position(rng, material)
         if tb.probe_wdl(board) == 2 and tb.probe_dtz(board) >= min_dtz:
-            # Colour-flip half of them so chessgraph wins with black as often as white.
-            return board.mirror() if rng.random() < 0.5 else board
+            return board
     raise RuntimeError(f"no won start of {material} found")
 
 

@@ -259,17 +259,21 @@ fn screlu_dot_generic(acc: &[i16], w: &[i16]) -> i64 {
 mod tests {
     use super::*;
 
-    /// The dispatched kernels equal the plain loops (on this CPU's path) on awkward lengths
-    /// and values at the `i16` limits.
-    #[test]
-    fn kernels_equal_the_plain_loops() {
-        let mut seed = 7u64;
-        let mut next = || {
+    /// A seeded stream of `i16`s over the whole range (an LCG's high bits).
+    fn random_i16(mut seed: u64) -> impl FnMut() -> i16 {
+        move || {
             seed = seed
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             (seed >> 48) as i16
-        };
+        }
+    }
+
+    /// The dispatched kernels equal the plain loops (on this CPU's path) on awkward lengths
+    /// and values at the `i16` limits.
+    #[test]
+    fn kernels_equal_the_plain_loops() {
+        let mut next = random_i16(7);
         for n in [1, 15, 16, 17, 64, 255, 256, 512, 1040, 2048] {
             let a: Vec<i16> = (0..n).map(|_| next()).collect();
             let w: Vec<i16> = (0..n).map(|_| next() % 128).collect();
@@ -304,13 +308,7 @@ mod tests {
     /// another accumulator or in place, on lengths with and without whole AVX2 blocks.
     #[test]
     fn add_sub_rows_equals_row_by_row() {
-        let mut seed = 11u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 48) as i16
-        };
+        let mut next = random_i16(11);
         for n in [8, 64, 512, 520] {
             let weights: Vec<i16> = (0..70 * n).map(|_| next()).collect();
             let from: Vec<i16> = (0..n).map(|_| next()).collect();
