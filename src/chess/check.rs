@@ -99,11 +99,7 @@ mod tests {
                 for m in q.legal_moves() {
                     let mut c = q.clone();
                     c.play_unchecked(m);
-                    assert_eq!(
-                        info.gives_check(&q, m),
-                        c.is_check(),
-                        "{fen}: {m}"
-                    );
+                    assert_eq!(info.gives_check(&q, m), c.is_check(), "{fen}: {m}");
                 }
             }
         }

@@ -148,4 +148,3 @@ pub(super) fn pack(m: Move) -> u16 {
 pub(super) fn unpack(moves: &MoveList, packed: u16) -> Option<Move> {
     decode_in(moves, packed)
 }
-
