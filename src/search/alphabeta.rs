@@ -11,6 +11,7 @@ use super::pruning::null_move;
 use super::tt::Hit;
 use super::tt::{Bound, NO_EVAL, score_from_tt, score_to_tt};
 use super::{INF, MATE, MATE_BOUND, MAX_PLY, Searcher, TB_WIN, encode};
+use crate::chess::check::CheckInfo;
 use crate::chess::hash;
 
 /// What the move loop needs to know about the node it searches.
@@ -230,6 +231,8 @@ impl Searcher {
             && depth <= FUTILITY_MAX_DEPTH
             && alpha.abs() < MATE_BOUND
             && node.static_eval + FUTILITY_MARGIN * depth <= alpha;
+        // Quiet moves that do not give check are pruned at a futile node.
+        let check_info = futility.then(|| CheckInfo::new(pos));
         let mut best_score = -INF;
         let mut best_code = 0u16;
         let mut searched = 0usize;
@@ -240,14 +243,19 @@ impl Searcher {
             let m = pick_best(&mut moves, &mut scores, idx);
             let code = encode(m);
             let quiet = !m.is_capture() && !m.is_promotion();
+            // Futility pruning, decided before the move is made.
+            if let Some(info) = &check_info
+                && quiet
+                && searched > 0
+                && !info.gives_check(pos, m)
+            {
+                continue;
+            }
 
             let mut child = pos.clone();
             child.play_unchecked(m);
             self.made(pos, ply, Some(m));
             let gives_check = child.is_check();
-            if futility && quiet && searched > 0 && !gives_check {
-                continue;
-            }
             let child_key = hash::key_after(pos, key, m, &child);
             let r = if searched > 0 && quiet && !node.in_check && !gives_check {
                 self.lmr_reduction(node, searched, code == killers[0] || code == killers[1])

@@ -37,7 +37,8 @@ use std::time::Instant;
 
 use shakmaty::{Chess, Move, Position};
 
-use order::{CheckInfo, NO_MOVE, child_hash, position_hash, static_order_key, unpack};
+use crate::chess::check::CheckInfo;
+use order::{NO_MOVE, child_hash, position_hash, static_order_key, unpack};
 
 /// The longest mate the search accepts (bounds stored in the table are `u8`).
 pub const MAX_MATE_MOVES: u32 = crate::data::puzzles::MAX_MATE_MOVES;

@@ -1,12 +1,12 @@
 //! Move ordering for the mate search (killers, history, checks first for the attacker,
-//! refutation candidates first for the defender) and telling a checking move without
-//! playing it.
+//! refutation candidates first for the defender).
 
-use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Role, attacks};
+use shakmaty::{Chess, Move, MoveList, Role};
 
 use super::super::ordering::MAX_MOVES;
 use super::super::{decode_in, encode};
 use super::{ATTACKER, MateSearcher, TtEntry};
+use crate::chess::check::CheckInfo;
 use crate::chess::hash;
 use crate::chess::values::piece_value;
 
@@ -147,70 +147,4 @@ pub(super) fn pack(m: Move) -> u16 {
 #[inline]
 pub(super) fn unpack(moves: &MoveList, packed: u16) -> Option<Move> {
     decode_in(moves, packed)
-}
-
-/// What it takes to tell whether a move of the side to move gives check, without
-/// playing it: the enemy king, our pieces whose moving off a line discovers a check.
-pub(super) struct CheckInfo {
-    us: Color,
-    king: Option<shakmaty::Square>,
-    occupied: Bitboard,
-    discoverers: Bitboard,
-}
-
-impl CheckInfo {
-    pub(super) fn new(pos: &Chess) -> CheckInfo {
-        let board = pos.board();
-        let us = pos.turn();
-        let ours = board.by_color(us);
-        let occupied = board.occupied();
-        let king = board.king_of(!us);
-        let mut discoverers = Bitboard::EMPTY;
-        if let Some(ksq) = king {
-            let snipers = ((attacks::rook_attacks(ksq, Bitboard::EMPTY)
-                & board.rooks_and_queens())
-                | (attacks::bishop_attacks(ksq, Bitboard::EMPTY) & board.bishops_and_queens()))
-                & ours;
-            for sniper in snipers {
-                let between = attacks::between(ksq, sniper) & occupied;
-                if between.any() && !between.more_than_one() && between.is_subset(ours) {
-                    discoverers |= between;
-                }
-            }
-        }
-        CheckInfo {
-            us,
-            king,
-            occupied,
-            discoverers,
-        }
-    }
-
-    /// Whether the legal move `m` gives check.
-    pub(super) fn gives_check(&self, pos: &Chess, m: Move) -> bool {
-        let Some(ksq) = self.king else {
-            return false;
-        };
-        match m {
-            Move::Normal {
-                role,
-                from,
-                to,
-                promotion,
-                ..
-            } => {
-                if self.discoverers.contains(from) && !attacks::aligned(from, to, ksq) {
-                    return true;
-                }
-                let occupied = self.occupied.without(from).with(to);
-                attacks::attacks(to, promotion.unwrap_or(role).of(self.us), occupied).contains(ksq)
-            }
-            // Rare: en passant (two pieces leave) and castling (the rook checks).
-            _ => {
-                let mut child = pos.clone();
-                child.play_unchecked(m);
-                child.is_check()
-            }
-        }
-    }
 }
