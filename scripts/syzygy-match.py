@@ -5,8 +5,9 @@ Draws won 3- and 4-piece starts (seeded, placed as scripts/golden_syzygy.py plac
 positions; the winner to move, a win python-chess's prober calls a win under the
 fifty-move rule, WDL +2, the halfmove clock 0; without pawns at least MIN_DTZ plies from
 the next capture, since a pawn move resets the count at once), gives chessgraph
-(`SyzygyPath` set) the winning side and Stockfish the defence, and plays each game out under a real clock with python-chess
-as the referee (fifty-move rule and threefold repetition end a game as a draw at once).
+(`SyzygyPath` set) the winning side and Stockfish the defence, and plays each game out
+under a real clock with python-chess as the referee (fifty-move rule and threefold
+repetition end a game as a draw at once).
 Every game must end in a win for chessgraph; the script prints each failure, a table per
 material (games, wins, plies to mate, the longest), the engine's `tbhits`, and exits 1 if
 any game was not won.

@@ -1,13 +1,13 @@
 //! Whether a move gives check, told without playing it: the search prunes a quiet move
 //! before making it unless it checks, and the mate search orders checks first.
 
-use shakmaty::{Bitboard, Chess, Color, Move, Position, attacks};
+use shakmaty::{Bitboard, Chess, Color, Move, Position, Square, attacks};
 
 /// What it takes to tell whether a move of the side to move gives check, without
 /// playing it: the enemy king, our pieces whose moving off a line discovers a check.
 pub struct CheckInfo {
     us: Color,
-    king: Option<shakmaty::Square>,
+    king: Option<Square>,
     occupied: Bitboard,
     discoverers: Bitboard,
 }
@@ -73,8 +73,7 @@ impl CheckInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::CastlingMode;
-    use shakmaty::fen::Fen;
+    use crate::chess::fen::parse_position;
 
     #[test]
     fn gives_check_matches_playing_the_move() {
@@ -90,10 +89,7 @@ mod tests {
             "8/8/8/K1pP3k/8/8/8/8 w - c6 0 1",
         ];
         for fen in fens {
-            let p: Chess = Fen::from_ascii(fen.as_bytes())
-                .unwrap()
-                .into_position(CastlingMode::Standard)
-                .unwrap();
+            let p = parse_position(fen).unwrap();
             for q in [p.clone(), p.clone().swap_turn().unwrap_or(p.clone())] {
                 let info = CheckInfo::new(&q);
                 for m in q.legal_moves() {

@@ -231,7 +231,8 @@ impl Searcher {
             && depth <= FUTILITY_MAX_DEPTH
             && alpha.abs() < MATE_BOUND
             && node.static_eval + FUTILITY_MARGIN * depth <= alpha;
-        // Quiet moves that do not give check are pruned at a futile node.
+        // At a futile node every quiet move but the first that does not give check is
+        // pruned, decided before the move is made.
         let check_info = futility.then(|| CheckInfo::new(pos));
         let mut best_score = -INF;
         let mut best_code = 0u16;
@@ -243,7 +244,6 @@ impl Searcher {
             let m = pick_best(&mut moves, &mut scores, idx);
             let code = encode(m);
             let quiet = !m.is_capture() && !m.is_promotion();
-            // Futility pruning, decided before the move is made.
             if let Some(info) = &check_info
                 && quiet
                 && searched > 0
