@@ -1,16 +1,16 @@
 //! The main alpha-beta search: principal variation search (negamax, fail-soft) with
 //! check extension, internal iterative reduction, reverse futility, null-move, late-move
-//! reductions and futility pruning; Syzygy WDL probes inside the tree.
+//! reductions, futility and SEE pruning; Syzygy WDL probes inside the tree.
 
 use super::tablebase::Outcome;
 use shakmaty::{Chess, Position};
 
-use super::ordering::{MAX_MOVES, pick_best};
+use super::ordering::{MAX_MOVES, ORDER_GOOD_CAPTURE, pick_best};
 use super::params::*;
 use super::pruning::null_move;
 use super::tt::Hit;
 use super::tt::{Bound, NO_EVAL, score_from_tt, score_to_tt};
-use super::{INF, MATE, MATE_BOUND, MAX_PLY, Searcher, TB_WIN, encode};
+use super::{INF, MATE, MATE_BOUND, MAX_PLY, Searcher, TB_WIN, encode, see};
 use crate::chess::hash;
 
 /// What the move loop needs to know about the node it searches.
@@ -240,6 +240,15 @@ impl Searcher {
             let m = pick_best(&mut moves, &mut scores, idx);
             let code = encode(m);
             let quiet = !m.is_capture() && !m.is_promotion();
+            if searched > 0
+                && !node.in_check
+                && best_score > -MATE_BOUND
+                && depth <= SEE_PRUNE_MAX_DEPTH
+                && scores[idx] < ORDER_GOOD_CAPTURE
+                && see::see(pos, m) < see_prune_margin(quiet, depth)
+            {
+                continue;
+            }
 
             let mut child = pos.clone();
             child.play_unchecked(m);
@@ -353,6 +362,17 @@ impl Searcher {
             Outcome::Loss => -TB_WIN + ply as i32,
             Outcome::Draw => 0,
         })
+    }
+}
+
+/// SEE pruning threshold at `depth`: a move that loses more material than this by the
+/// static exchange evaluation is skipped (linear in depth for a quiet move, which risks
+/// only the moved piece; quadratic for a capture, which may open lines).
+fn see_prune_margin(quiet: bool, depth: i32) -> i32 {
+    if quiet {
+        -SEE_QUIET_MARGIN * depth
+    } else {
+        -SEE_NOISY_MARGIN * depth * depth
     }
 }
 
