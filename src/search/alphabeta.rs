@@ -1,16 +1,16 @@
 //! The main alpha-beta search: principal variation search (negamax, fail-soft) with
 //! check extension, internal iterative reduction, reverse futility, null-move, late-move
-//! reductions and futility pruning; Syzygy WDL probes inside the tree.
+//! reductions, futility and SEE pruning; Syzygy WDL probes inside the tree.
 
 use super::tablebase::Outcome;
 use shakmaty::{Chess, Position};
 
-use super::ordering::{MAX_MOVES, pick_best};
+use super::ordering::{MAX_MOVES, ORDER_GOOD_CAPTURE, pick_best};
 use super::params::*;
 use super::pruning::null_move;
 use super::tt::Hit;
 use super::tt::{Bound, NO_EVAL, score_from_tt, score_to_tt};
-use super::{INF, MATE, MATE_BOUND, MAX_PLY, Searcher, TB_WIN, encode};
+use super::{INF, MATE, MATE_BOUND, MAX_PLY, Searcher, TB_WIN, encode, see};
 use crate::chess::check::CheckInfo;
 use crate::chess::hash;
 
@@ -205,7 +205,7 @@ impl Searcher {
         (score >= beta).then_some(if score >= MATE_BOUND { beta } else { score })
     }
 
-    /// The move loop: ordered moves, futility pruning of quiet moves, PVS with late-move
+    /// The move loop: ordered moves, SEE and futility pruning, PVS with late-move
     /// reductions, the PV and the quiet-move statistics on a cutoff. Returns the best score
     /// and move code (mate or stalemate without a move), `None` when stopped.
     fn move_loop(
@@ -244,6 +244,15 @@ impl Searcher {
             let m = pick_best(&mut moves, &mut scores, idx);
             let code = encode(m);
             let quiet = !m.is_capture() && !m.is_promotion();
+            if searched > 0
+                && !node.in_check
+                && best_score > -MATE_BOUND
+                && depth <= SEE_PRUNE_MAX_DEPTH
+                && scores[idx] < ORDER_GOOD_CAPTURE
+                && see::see(pos, m) < see_prune_margin(quiet, depth)
+            {
+                continue;
+            }
             if let Some(info) = &check_info
                 && quiet
                 && searched > 0
@@ -361,6 +370,17 @@ impl Searcher {
             Outcome::Loss => -TB_WIN + ply as i32,
             Outcome::Draw => 0,
         })
+    }
+}
+
+/// SEE pruning threshold at `depth`: a move that loses more material than this by the
+/// static exchange evaluation is skipped (linear in depth for a quiet move, which risks
+/// only the moved piece; quadratic for a capture, which may open lines).
+fn see_prune_margin(quiet: bool, depth: i32) -> i32 {
+    if quiet {
+        -SEE_QUIET_MARGIN * depth
+    } else {
+        -SEE_NOISY_MARGIN * depth * depth
     }
 }
 

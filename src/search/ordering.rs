@@ -30,7 +30,7 @@ pub(super) fn pick_best<T: PartialOrd + Copy>(
 }
 
 const ORDER_TT: i32 = 30_000_000;
-const ORDER_GOOD_CAPTURE: i32 = 20_000_000;
+pub(super) const ORDER_GOOD_CAPTURE: i32 = 20_000_000;
 const ORDER_KILLER: i32 = 10_000_000;
 const ORDER_BAD_CAPTURE: i32 = -10_000_000;
 const ORDER_UNDERPROMOTION: i32 = -20_000_000;

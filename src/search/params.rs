@@ -18,6 +18,13 @@ pub const FUTILITY_MAX_DEPTH: i32 = 2;
 /// Futility margin per ply of depth, centipawns.
 pub const FUTILITY_MARGIN: i32 = 120;
 
+/// SEE pruning (after the first move, out of check) applies at depths up to this …
+pub const SEE_PRUNE_MAX_DEPTH: i32 = 8;
+/// … to a quiet move losing more than this many centipawns per ply of depth …
+pub const SEE_QUIET_MARGIN: i32 = 64;
+/// … and to a capture losing more than this times the depth squared.
+pub const SEE_NOISY_MARGIN: i32 = 20;
+
 /// Internal iterative reduction: a node this deep without a move from the table is
 /// searched one ply shallower (its ordering is poor; a later visit finds the move there).
 pub const IIR_MIN_DEPTH: i32 = 4;
