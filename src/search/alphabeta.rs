@@ -244,19 +244,20 @@ impl Searcher {
             let m = pick_best(&mut moves, &mut scores, idx);
             let code = encode(m);
             let quiet = !m.is_capture() && !m.is_promotion();
+            // The cheap futility test first: a quiet move it prunes needs no SEE.
+            if let Some(info) = &check_info
+                && quiet
+                && searched > 0
+                && !info.gives_check(pos, m)
+            {
+                continue;
+            }
             if searched > 0
                 && !node.in_check
                 && best_score > -MATE_BOUND
                 && depth <= SEE_PRUNE_MAX_DEPTH
                 && scores[idx] < ORDER_GOOD_CAPTURE
                 && see::see(pos, m) < see_prune_margin(quiet, depth)
-            {
-                continue;
-            }
-            if let Some(info) = &check_info
-                && quiet
-                && searched > 0
-                && !info.gives_check(pos, m)
             {
                 continue;
             }
