@@ -349,12 +349,18 @@ mod tests {
         let tt = std::sync::Arc::new(TranspositionTable::tiny());
         let mv_of = |k: u64| (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 48) as u16 | 1;
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        // Stores so far, so that the reader starts only once both writers run (it could
+        // otherwise finish its probes before a thread has started, with no hit to check).
+        let stores = std::sync::Arc::new(AtomicU64::new(0));
         let writers: Vec<_> = (0..2u64)
             .map(|w| {
-                let (tt, stop) = (tt.clone(), stop.clone());
+                let (tt, stop, stores) = (tt.clone(), stop.clone(), stores.clone());
                 std::thread::spawn(move || {
                     let mut i = 0u64;
                     while !stop.load(Ordering::Relaxed) {
+                        if i < 1000 {
+                            stores.fetch_add(1, Ordering::Relaxed);
+                        }
                         let k = 1 + (i * 2 + w) % 16;
                         tt.store(
                             k,
@@ -369,6 +375,9 @@ mod tests {
                 })
             })
             .collect();
+        while stores.load(Ordering::Relaxed) < 2000 {
+            std::thread::yield_now();
+        }
         let mut hits = 0;
         for i in 0..2_000_000u64 {
             let k = 1 + i % 16;
