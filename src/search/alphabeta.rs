@@ -24,6 +24,9 @@ struct Node {
     in_check: bool,
     /// The static evaluation (−[`INF`] in check).
     static_eval: i32,
+    /// The static evaluation is higher than two plies before (our last move here), so the
+    /// position is getting better for the side to move: prune less.
+    improving: bool,
 }
 
 impl Searcher {
@@ -96,6 +99,7 @@ impl Searcher {
                 _ => self.evaluate(pos, ply),
             }
         };
+        self.evals[ply] = static_eval;
         let node = Node {
             key,
             depth,
@@ -103,6 +107,7 @@ impl Searcher {
             pv_node,
             in_check,
             static_eval,
+            improving: self.improving(ply, static_eval),
         };
         if let Some(score) = self.prune_before_moves(pos, &node, beta, allow_null) {
             return score;
@@ -176,7 +181,8 @@ impl Searcher {
         if node.pv_node || node.in_check || beta.abs() >= MATE_BOUND {
             return None;
         }
-        if depth <= RFP_MAX_DEPTH && static_eval - RFP_MARGIN * depth >= beta {
+        let rfp_depth = depth - i32::from(node.improving);
+        if depth <= RFP_MAX_DEPTH && static_eval - RFP_MARGIN * rfp_depth >= beta {
             return Some(static_eval);
         }
         let us = pos.board().by_color(pos.turn());
@@ -240,10 +246,21 @@ impl Searcher {
         let mut quiets_tried = [0u16; MAX_MOVES];
         let mut quiets = 0;
         let killers = self.killers[ply];
+        let lmp_limit = (!node.pv_node && !node.in_check && depth <= LMP_MAX_DEPTH)
+            .then(|| lmp_quiet_limit(depth, node.improving));
+        let mut quiets_seen = 0usize;
         for idx in 0..moves.len() {
             let m = pick_best(&mut moves, &mut scores, idx);
             let code = encode(m);
             let quiet = !m.is_capture() && !m.is_promotion();
+            if quiet {
+                quiets_seen += 1;
+                // Late-move pruning: the quiet moves after the first few (well ordered,
+                // by the table, killers and history) rarely matter this close to the leaves.
+                if lmp_limit.is_some_and(|n| quiets_seen > n) && best_score > -MATE_BOUND {
+                    continue;
+                }
+            }
             // The cheap futility test first: a quiet move it prunes needs no SEE.
             if let Some(info) = &check_info
                 && quiet
@@ -316,6 +333,9 @@ impl Searcher {
         if killer {
             r -= 1;
         }
+        if !node.improving {
+            r += 1;
+        }
         r.clamp(0, depth - 2)
     }
 
@@ -355,6 +375,20 @@ impl Searcher {
         score
     }
 
+    /// Whether the static evaluation at `ply` is above the one two plies before (four when
+    /// that one was in check; `true` when both were, or near the root).
+    fn improving(&self, ply: usize, static_eval: i32) -> bool {
+        if static_eval == -INF {
+            return false;
+        }
+        let earlier = [2, 4]
+            .into_iter()
+            .filter(|&back| ply >= back)
+            .map(|back| self.evals[ply - back])
+            .find(|&e| e != -INF);
+        earlier.is_none_or(|e| static_eval > e)
+    }
+
     /// Syzygy WDL probe right after a capture or pawn move.
     pub(super) fn probe_wdl(&mut self, pos: &Chess, ply: usize) -> Option<i32> {
         let tb = self.tablebase.as_ref()?;
@@ -372,6 +406,12 @@ impl Searcher {
             Outcome::Draw => 0,
         })
     }
+}
+
+/// How many quiet moves late-move pruning searches at `depth` before skipping the rest.
+fn lmp_quiet_limit(depth: i32, improving: bool) -> usize {
+    let n = (LMP_BASE + depth * depth) as usize;
+    if improving { n } else { n / 2 }
 }
 
 /// SEE pruning threshold at `depth`: a move that loses more material than this by the

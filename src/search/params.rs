@@ -25,6 +25,13 @@ pub const SEE_QUIET_MARGIN: i32 = 64;
 /// … and to a capture losing more than this times the depth squared.
 pub const SEE_NOISY_MARGIN: i32 = 20;
 
+/// Late-move pruning at a non-PV node applies at depths up to this: after
+/// `LMP_BASE + depth²` quiet moves (half as many when the position is not improving) the
+/// remaining quiet moves are skipped.
+pub const LMP_MAX_DEPTH: i32 = 6;
+/// See [`LMP_MAX_DEPTH`].
+pub const LMP_BASE: i32 = 3;
+
 /// Internal iterative reduction: a node this deep without a move from the table is
 /// searched one ply shallower (its ordering is poor; a later visit finds the move there).
 pub const IIR_MIN_DEPTH: i32 = 4;

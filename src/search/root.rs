@@ -156,6 +156,12 @@ impl Searcher {
         let mut completed = 0;
         let mut best_score = -INF;
         let mut prev_scores = vec![0i32; multipv];
+        // The root's static evaluation, for the `improving` test two plies down.
+        self.evals[0] = if root.is_check() {
+            -INF
+        } else {
+            self.evaluate(root, 0)
+        };
         for depth in self.first_depth.min(max_depth)..=max_depth {
             for pv_idx in 0..multipv {
                 self.seldepth = 0;

@@ -47,6 +47,9 @@ pub struct Searcher {
     // Per-search state.
     pub(super) keys: Vec<u64>,
     pub(super) killers: Vec<[u16; 2]>,
+    /// The static evaluation of each ply on the current path (−`INF` in check), for the
+    /// `improving` test.
+    pub(super) evals: Vec<i32>,
     pub(super) history: Vec<i32>,
     pub(super) pv: Vec<[u16; MAX_PLY]>,
     pub(super) pv_len: [usize; MAX_PLY + 1],
@@ -99,6 +102,7 @@ impl Searcher {
             overhead: Duration::from_millis(20),
             keys: Vec::with_capacity(1024),
             killers: vec![[0; 2]; MAX_PLY + 2],
+            evals: vec![0; MAX_PLY + 2],
             history: vec![0; 2 * 64 * 64],
             pv: vec![[0; MAX_PLY]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
