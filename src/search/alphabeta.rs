@@ -27,6 +27,10 @@ struct Node {
     /// The static evaluation is higher than two plies before (our last move here), so the
     /// position is getting better for the side to move: prune less.
     improving: bool,
+    /// The transposition table's entry for the node (none in a singular search).
+    hit: Option<Hit>,
+    /// The move a singular-extension search leaves out (0: none).
+    excluded: u16,
 }
 
 impl Searcher {
@@ -69,11 +73,18 @@ impl Searcher {
         }
         let alpha_orig = alpha;
 
+        // A singular search of this node leaves one move out: the table's entry is the
+        // full node's, so it neither cuts nor is overwritten.
+        let excluded = self.excluded[ply];
         let hit = self.tt.probe(key);
-        if let Some(score) = tt_cutoff(hit, pv_node, depth, alpha, beta, ply) {
+        if excluded == 0
+            && let Some(score) = tt_cutoff(hit, pv_node, depth, alpha, beta, ply)
+        {
             return score;
         }
-        if let Some(score) = self.probe_wdl(pos, ply) {
+        if excluded == 0
+            && let Some(score) = self.probe_wdl(pos, ply)
+        {
             self.tt.store(
                 key,
                 0,
@@ -108,8 +119,12 @@ impl Searcher {
             in_check,
             static_eval,
             improving: self.improving(ply, static_eval),
+            hit: if excluded == 0 { hit } else { None },
+            excluded,
         };
-        if let Some(score) = self.prune_before_moves(pos, &node, beta, allow_null) {
+        if excluded == 0
+            && let Some(score) = self.prune_before_moves(pos, &node, beta, allow_null)
+        {
             return score;
         }
 
@@ -117,6 +132,10 @@ impl Searcher {
         let Some((best_score, best_code)) = self.move_loop(pos, &node, tt_move, alpha, beta) else {
             return 0;
         };
+        if excluded != 0 {
+            // Every other move pruned, or none left: the excluded move is singular.
+            return best_score.max(alpha_orig);
+        }
         let bound = if best_score >= beta {
             Bound::Lower
         } else if best_score > alpha_orig {
@@ -279,6 +298,18 @@ impl Searcher {
                 continue;
             }
 
+            if code == node.excluded {
+                continue;
+            }
+            let ext = if searched == 0 && code == tt_move {
+                match self.singular(pos, node, code, beta) {
+                    Singular::Extend(e) => e,
+                    Singular::Cut(score) => return Some((score, code)),
+                }
+            } else {
+                0
+            };
+
             let mut child = pos.clone();
             child.play_unchecked(m);
             self.made(pos, ply, Some(m));
@@ -290,7 +321,17 @@ impl Searcher {
                 0
             };
             self.keys.push(key);
-            let score = self.pvs_child(&child, child_key, node, searched == 0, r, alpha, beta);
+            let new_depth = depth - 1 + ext;
+            let score = self.pvs_child(
+                &child,
+                child_key,
+                ply + 1,
+                new_depth,
+                searched == 0,
+                r,
+                alpha,
+                beta,
+            );
             self.keys.pop();
             if self.stopped {
                 return None;
@@ -339,21 +380,22 @@ impl Searcher {
         r.clamp(0, depth - 2)
     }
 
-    /// Principal variation search of one child: the first move with the full window, the
-    /// others with a null window reduced by `r`, re-searched at full depth when a
-    /// reduced search beats alpha, then with the full window when inside it.
+    /// Principal variation search of one child at `ply` to `new_depth`: the first move
+    /// (`first`) with the full window, the others with a null window reduced by `r`,
+    /// re-searched at full depth when a reduced search beats alpha, then with the full
+    /// window when inside it.
     #[allow(clippy::too_many_arguments)]
     fn pvs_child(
         &mut self,
         child: &Chess,
         child_key: u64,
-        node: &Node,
+        ply: usize,
+        new_depth: i32,
         first: bool,
         r: i32,
         alpha: i32,
         beta: i32,
     ) -> i32 {
-        let (new_depth, ply) = (node.depth - 1, node.ply + 1);
         if first {
             return -self.negamax(child, child_key, new_depth, -beta, -alpha, ply, true);
         }
@@ -373,6 +415,44 @@ impl Searcher {
             score = -self.negamax(child, child_key, new_depth, -beta, -alpha, ply, true);
         }
         score
+    }
+
+    /// Singular extension of the table's move `code` at a node of depth ≥
+    /// [`SE_MIN_DEPTH`] whose entry is a lower bound or exact from at most
+    /// [`SE_TT_DEPTH_MARGIN`] plies shallower: the node is searched again without that move
+    /// to half the depth, against a bound [`SE_MARGIN`] × depth below the table's score.
+    /// If every other move fails low there, the move is singular and is extended a ply;
+    /// if that reduced search still beats the node's beta, several moves do and the node
+    /// is cut (multi-cut); if the table's score alone beats beta, the move is searched a
+    /// ply shallower (negative extension).
+    fn singular(&mut self, pos: &Chess, node: &Node, code: u16, beta: i32) -> Singular {
+        let Some(h) = node.hit else {
+            return Singular::Extend(0);
+        };
+        let tt_score = score_from_tt(h.score, node.ply);
+        if node.depth < SE_MIN_DEPTH
+            || h.depth < node.depth - SE_TT_DEPTH_MARGIN
+            || h.bound == Bound::Upper
+            || tt_score.abs() >= MATE_BOUND
+        {
+            return Singular::Extend(0);
+        }
+        let s_beta = tt_score - SE_MARGIN * node.depth;
+        let s_depth = (node.depth - 1) / 2;
+        self.excluded[node.ply] = code;
+        let score = self.negamax(pos, node.key, s_depth, s_beta - 1, s_beta, node.ply, false);
+        self.excluded[node.ply] = 0;
+        if self.stopped {
+            Singular::Extend(0)
+        } else if score < s_beta {
+            Singular::Extend(1)
+        } else if s_beta >= beta {
+            Singular::Cut(s_beta)
+        } else if tt_score >= beta {
+            Singular::Extend(-1)
+        } else {
+            Singular::Extend(0)
+        }
     }
 
     /// Whether the static evaluation at `ply` is above the one two plies before (four when
@@ -406,6 +486,14 @@ impl Searcher {
             Outcome::Draw => 0,
         })
     }
+}
+
+/// What the singular search decides for the table's move.
+enum Singular {
+    /// Search it this many plies deeper (−1: shallower).
+    Extend(i32),
+    /// The node fails high with this score without searching it.
+    Cut(i32),
 }
 
 /// How many quiet moves late-move pruning searches at `depth` before skipping the rest.

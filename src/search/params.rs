@@ -32,6 +32,14 @@ pub const LMP_MAX_DEPTH: i32 = 6;
 /// See [`LMP_MAX_DEPTH`].
 pub const LMP_BASE: i32 = 3;
 
+/// Singular extensions: from this depth on, the table's move …
+pub const SE_MIN_DEPTH: i32 = 8;
+/// … whose entry is at most this many plies shallower than the node …
+pub const SE_TT_DEPTH_MARGIN: i32 = 3;
+/// … is singular when every other move fails low against the table's score less this
+/// many centipawns per ply of depth.
+pub const SE_MARGIN: i32 = 2;
+
 /// Internal iterative reduction: a node this deep without a move from the table is
 /// searched one ply shallower (its ordering is poor; a later visit finds the move there).
 pub const IIR_MIN_DEPTH: i32 = 4;

@@ -50,6 +50,8 @@ pub struct Searcher {
     /// The static evaluation of each ply on the current path (−`INF` in check), for the
     /// `improving` test.
     pub(super) evals: Vec<i32>,
+    /// The move a singular-extension search at each ply leaves out (0: none).
+    pub(super) excluded: Vec<u16>,
     pub(super) history: Vec<i32>,
     pub(super) pv: Vec<[u16; MAX_PLY]>,
     pub(super) pv_len: [usize; MAX_PLY + 1],
@@ -103,6 +105,7 @@ impl Searcher {
             keys: Vec::with_capacity(1024),
             killers: vec![[0; 2]; MAX_PLY + 2],
             evals: vec![0; MAX_PLY + 2],
+            excluded: vec![0; MAX_PLY + 2],
             history: vec![0; 2 * 64 * 64],
             pv: vec![[0; MAX_PLY]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
