@@ -1,7 +1,8 @@
 //! The main alpha-beta search: principal variation search (negamax, fail-soft) with
 //! check and singular extensions, internal iterative reduction, reverse futility,
 //! null-move, late-move reductions, late-move, futility and SEE pruning (an `improving`
-//! flag tempering the first and the reductions); Syzygy WDL probes inside the tree.
+//! flag tempers reverse futility, late-move pruning and the reductions); Syzygy WDL
+//! probes inside the tree.
 
 use super::tablebase::Outcome;
 use shakmaty::{Chess, Position};
