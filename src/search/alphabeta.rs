@@ -534,3 +534,101 @@ fn tt_cutoff(
     };
     cut.then_some(s)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::chess::fen::parse_position;
+    use crate::chess::moves::parse_uci;
+    use crate::eval::Evaluator;
+    use crate::search::Limits;
+
+    fn searcher() -> Searcher {
+        Searcher::new(Arc::new(Evaluator::builtin("seed003").unwrap()), 4)
+    }
+
+    #[test]
+    fn improving_looks_two_plies_back_then_four() {
+        let mut s = searcher();
+        s.evals[..4].copy_from_slice(&[50, 0, 40, 0]);
+        assert!(s.improving(4, 41));
+        assert!(!s.improving(4, 40));
+        // In check at ply 2: ply 0's evaluation decides.
+        s.evals[2] = -INF;
+        assert!(s.improving(4, 51));
+        assert!(!s.improving(4, 45));
+        // Near the root there is nothing to compare with; in check it is never improving.
+        assert!(s.improving(1, -500));
+        assert!(!s.improving(4, -INF));
+    }
+
+    #[test]
+    fn lmp_keeps_half_the_quiets_when_not_improving() {
+        assert_eq!(lmp_quiet_limit(1, true), 4);
+        assert_eq!(lmp_quiet_limit(1, false), 2);
+        assert_eq!(lmp_quiet_limit(6, true), 39);
+        assert_eq!(lmp_quiet_limit(6, false), 19);
+    }
+
+    /// Runs the singular test of `mv` at `fen`'s root child level (ply 1, depth 8) with a
+    /// table entry of `tt_score` (lower bound) and the node's `beta`.
+    fn singular_at(fen: &str, mv: &str, tt_score: i32, beta: i32) -> Singular {
+        let pos = parse_position(fen).unwrap();
+        let m = parse_uci(&pos, mv).unwrap();
+        let mut s = searcher();
+        s.new_search(&pos, &[], &Limits::default());
+        let key = hash::key(&pos);
+        let node = Node {
+            key,
+            depth: 8,
+            ply: 1,
+            pv_node: false,
+            in_check: false,
+            static_eval: 0,
+            improving: true,
+            hit: Some(Hit {
+                mv: encode(m),
+                score: tt_score,
+                eval: NO_EVAL,
+                depth: 8,
+                bound: Bound::Lower,
+            }),
+            excluded: 0,
+        };
+        let verdict = s.singular(&pos, &node, encode(m), beta);
+        assert!(s.excluded.iter().all(|&e| e == 0), "exclusion left set");
+        verdict
+    }
+
+    #[test]
+    fn the_only_winning_capture_is_extended() {
+        // Rxd4 wins a rook; every other move lets Black trade rooks.
+        let fen = "4k3/8/8/8/3r4/8/3R4/4K3 w - - 0 1";
+        assert!(matches!(
+            singular_at(fen, "d2d4", 400, 300),
+            Singular::Extend(1)
+        ));
+    }
+
+    #[test]
+    fn many_good_moves_cut_or_shorten_the_table_move() {
+        // A queen up, almost any move keeps the score: nothing is singular.
+        let fen = "4k3/8/8/8/8/8/8/Q3K3 w - - 0 1";
+        let e = Evaluator::builtin("seed003")
+            .unwrap()
+            .evaluate(&parse_position(fen).unwrap());
+        let tt = e - 200;
+        // The others beat tt − 16 and that is above beta: multi-cut.
+        assert!(matches!(
+            singular_at(fen, "a1a7", tt, tt - 300),
+            Singular::Cut(s) if s == tt - 2 * 8
+        ));
+        // Beta between: the table move is searched a ply shallower.
+        assert!(matches!(
+            singular_at(fen, "a1a7", tt, tt - 10),
+            Singular::Extend(-1)
+        ));
+    }
+}
