@@ -7,7 +7,7 @@
 use super::tablebase::Outcome;
 use shakmaty::{Chess, Position};
 
-use super::ordering::{MAX_MOVES, ORDER_GOOD_CAPTURE, pick_best};
+use super::ordering::{MAX_MOVES, ORDER_GOOD_CAPTURE, drop_quiets, pick_best};
 use super::params::*;
 use super::pruning::null_move;
 use super::tt::Hit;
@@ -270,15 +270,21 @@ impl Searcher {
         let lmp_limit = (!node.pv_node && !node.in_check && depth <= LMP_MAX_DEPTH)
             .then(|| lmp_quiet_limit(depth, node.improving));
         let mut quiets_seen = 0usize;
-        for idx in 0..moves.len() {
+        let mut idx = 0;
+        while idx < moves.len() {
             let m = pick_best(&mut moves, &mut scores, idx);
+            let order = scores[idx];
+            idx += 1;
             let code = encode(m);
             let quiet = !m.is_capture() && !m.is_promotion();
             if quiet {
                 quiets_seen += 1;
                 // Late-move pruning: the quiet moves after the first few (well ordered,
                 // by the table, killers and history) rarely matter this close to the leaves.
+                // Every later quiet move is pruned too, so they leave the list at once
+                // rather than each being selected only to be skipped.
                 if lmp_limit.is_some_and(|n| quiets_seen > n) && best_score > -MATE_BOUND {
+                    drop_quiets(&mut moves, &mut scores, idx);
                     continue;
                 }
             }
@@ -294,7 +300,7 @@ impl Searcher {
                 && !node.in_check
                 && best_score > -MATE_BOUND
                 && depth <= SEE_PRUNE_MAX_DEPTH
-                && scores[idx] < ORDER_GOOD_CAPTURE
+                && order < ORDER_GOOD_CAPTURE
                 && see::see(pos, m) < see_prune_margin(quiet, depth)
             {
                 continue;

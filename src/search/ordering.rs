@@ -29,6 +29,21 @@ pub(super) fn pick_best<T: PartialOrd + Copy>(
     moves[i]
 }
 
+/// Removes the quiet moves (neither capture nor promotion) from `from` on, keeping the
+/// order of the others: for a move loop that has decided to prune every remaining quiet.
+pub(super) fn drop_quiets(moves: &mut MoveList, scores: &mut [i32], from: usize) {
+    let mut kept = from;
+    for i in from..moves.len() {
+        let m = moves[i];
+        if m.is_capture() || m.is_promotion() {
+            moves[kept] = m;
+            scores[kept] = scores[i];
+            kept += 1;
+        }
+    }
+    moves.truncate(kept);
+}
+
 const ORDER_TT: i32 = 30_000_000;
 pub(super) const ORDER_GOOD_CAPTURE: i32 = 20_000_000;
 const ORDER_KILLER: i32 = 10_000_000;
@@ -104,6 +119,27 @@ pub(super) fn history_index(turn: usize, code: u16) -> usize {
 mod tests {
     use super::*;
     use crate::chess::fen::parse_position;
+
+    #[test]
+    fn drop_quiets_keeps_the_noisy_moves_in_order() {
+        // White can capture on d5 (pawn, knight) and promote on b8.
+        let pos = parse_position("4k3/1P6/8/3p4/4P3/2N5/8/4K3 w - - 0 1").unwrap();
+        let mut moves = pos.legal_moves();
+        let mut scores = [0i32; MAX_MOVES];
+        for (i, s) in scores.iter_mut().enumerate().take(moves.len()) {
+            *s = -(i as i32);
+        }
+        let noisy: Vec<(Move, i32)> = (1..moves.len())
+            .filter(|&i| moves[i].is_capture() || moves[i].is_promotion())
+            .map(|i| (moves[i], scores[i]))
+            .collect();
+        assert!(noisy.len() >= 4);
+        let first = moves[0];
+        drop_quiets(&mut moves, &mut scores, 1);
+        assert_eq!(moves[0], first);
+        let kept: Vec<(Move, i32)> = (1..moves.len()).map(|i| (moves[i], scores[i])).collect();
+        assert_eq!(kept, noisy);
+    }
 
     #[test]
     fn score_buffers_hold_every_move_list() {
