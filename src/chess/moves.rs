@@ -1,5 +1,6 @@
 //! Moves as UCI text (`g1f3`, `e7e8q`, castling as the king's move `e1g1`): the one
-//! spelling the engine protocol, the stores and the browser page use.
+//! spelling the engine protocol, the stores and the browser page use; and which moves
+//! count as quiet.
 
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move};
@@ -12,6 +13,13 @@ pub fn uci(m: &Move) -> String {
 /// The move `text` names in UCI notation, if it is one and legal in `pos`.
 pub fn parse_uci(pos: &Chess, text: &str) -> Option<Move> {
     UciMove::from_ascii(text.as_bytes()).ok()?.to_move(pos).ok()
+}
+
+/// A quiet move: neither a capture nor a promotion (the moves history orders and late-move
+/// and futility pruning skip; the others are tactical).
+#[inline]
+pub fn is_quiet(m: Move) -> bool {
+    !m.is_capture() && !m.is_promotion()
 }
 
 #[cfg(test)]
@@ -30,5 +38,17 @@ mod tests {
         for bad in ["e2e4", "b7b8", "xyz", "", "e1g1q"] {
             assert_eq!(parse_uci(&pos, bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn quiet_means_neither_capture_nor_promotion() {
+        let pos =
+            crate::chess::fen::parse_position("r3k3/1P6/8/3p4/4P3/8/8/4K2R w K - 0 1").unwrap();
+        let quiet = |t: &str| is_quiet(parse_uci(&pos, t).unwrap());
+        assert!(quiet("e4e5"));
+        assert!(quiet("e1g1"));
+        assert!(!quiet("e4d5"));
+        assert!(!quiet("b7b8q"));
+        assert!(!quiet("b7a8n"));
     }
 }

@@ -18,6 +18,7 @@ use serde::Serialize;
 use shakmaty::{Chess, Color, Position};
 
 use crate::chess::fen::{normalized_fen, to_fen};
+use crate::chess::moves::is_quiet;
 use crate::chess::{game, hash};
 use crate::data::{GameInfo, GameResult, Label, Row};
 use crate::eval::Evaluator;
@@ -208,7 +209,7 @@ pub fn play_game(searcher: &mut Searcher, index: u64, start: Chess, opts: &Optio
         };
         if pos.is_check() {
             counts.in_check += 1;
-        } else if best.is_capture() || best.is_promotion() {
+        } else if !is_quiet(best) {
             counts.tactical += 1;
         } else if is_mate {
             counts.mate_score += 1;

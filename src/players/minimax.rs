@@ -29,6 +29,7 @@ use shakmaty::{Chess, Color, Move, MoveList, Position};
 use super::Player;
 use super::stopping::Stopping;
 use crate::chess::hash;
+use crate::chess::moves::is_quiet;
 use crate::chess::values::mvv_lva;
 use crate::eval::Evaluator;
 use crate::search::{
@@ -60,10 +61,7 @@ impl MinimaxPlayer {
 
 /// Sorts captures first by MVV-LVA; a stable sort, so equal moves keep their order.
 fn order(moves: &mut MoveList) {
-    moves.sort_by_key(|&m| {
-        let tactical = m.is_capture() || m.is_promotion();
-        std::cmp::Reverse(if tactical { mvv_lva(m) } else { 0 })
-    });
+    moves.sort_by_key(|&m| std::cmp::Reverse(if is_quiet(m) { 0 } else { mvv_lva(m) }));
 }
 
 /// One search: the tree walk and its counters.

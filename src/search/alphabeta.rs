@@ -15,6 +15,7 @@ use super::tt::{Bound, NO_EVAL, score_from_tt, score_to_tt};
 use super::{INF, MATE, MATE_BOUND, MAX_PLY, Searcher, TB_WIN, encode, see};
 use crate::chess::check::CheckInfo;
 use crate::chess::hash;
+use crate::chess::moves::is_quiet;
 
 /// What the move loop needs to know about the node it searches.
 #[derive(Clone, Copy)]
@@ -276,7 +277,7 @@ impl Searcher {
             let order = scores[idx];
             idx += 1;
             let code = encode(m);
-            let quiet = !m.is_capture() && !m.is_promotion();
+            let quiet = is_quiet(m);
             if quiet {
                 quiets_seen += 1;
                 // Late-move pruning: the quiet moves after the first few (well ordered,

@@ -4,6 +4,7 @@
 use shakmaty::{Chess, Move, MoveList, Position, Role};
 
 use super::{Searcher, encode, see};
+use crate::chess::moves::is_quiet;
 use crate::chess::values::{mvv_lva, piece_value};
 
 /// Capacity of shakmaty's [`MoveList`] (the most legal moves a position can have, with
@@ -35,7 +36,7 @@ pub(super) fn drop_quiets(moves: &mut MoveList, scores: &mut [i32], from: usize)
     let mut kept = from;
     for i in from..moves.len() {
         let m = moves[i];
-        if m.is_capture() || m.is_promotion() {
+        if !is_quiet(m) {
             moves[kept] = m;
             scores[kept] = scores[i];
             kept += 1;
@@ -68,7 +69,7 @@ impl Searcher {
                 ORDER_TT
             } else if let Some(p) = m.promotion().filter(|&p| p != Role::Queen) {
                 ORDER_UNDERPROMOTION + piece_value(p)
-            } else if m.is_capture() || m.is_promotion() {
+            } else if !is_quiet(m) {
                 if see::see(pos, m) >= 0 {
                     ORDER_GOOD_CAPTURE + mvv_lva(m)
                 } else {
@@ -130,7 +131,7 @@ mod tests {
             *s = -(i as i32);
         }
         let noisy: Vec<(Move, i32)> = (1..moves.len())
-            .filter(|&i| moves[i].is_capture() || moves[i].is_promotion())
+            .filter(|&i| !is_quiet(moves[i]))
             .map(|i| (moves[i], scores[i]))
             .collect();
         assert!(noisy.len() >= 4);
