@@ -32,6 +32,8 @@ pub(super) struct RootMove {
     mv: Move,
     score: i32,
     pv: Vec<Move>,
+    /// Nodes searched below this move in this search (for time management).
+    nodes: u64,
 }
 
 impl Searcher {
@@ -135,6 +137,7 @@ impl Searcher {
                 mv: legal[i],
                 score: -INF,
                 pv: vec![legal[i]],
+                nodes: 0,
             })
             .collect()
     }
@@ -156,6 +159,7 @@ impl Searcher {
         let mut completed = 0;
         let mut best_score = -INF;
         let mut prev_scores = vec![0i32; multipv];
+        let mut progress = time::Progress::default();
         // The root's static evaluation, for the `improving` test two plies down.
         self.evals[0] = if root.is_check() {
             -INF
@@ -210,8 +214,18 @@ impl Searcher {
                 // A proven mate does not change with more depth.
                 break;
             }
+            let factor = progress.after_iteration(
+                root_moves[0].mv,
+                best_score,
+                root_moves[0].nodes as f64 / self.nodes.max(1) as f64,
+            );
+            let factor = if depth >= time::PROGRESS_MIN_DEPTH {
+                factor
+            } else {
+                1.0
+            };
             if !self.pondering
-                && let Some(soft) = self.budget.soft
+                && let Some(soft) = self.budget.soft_scaled(factor)
                 && self.start.elapsed() >= soft
             {
                 break;
@@ -385,6 +399,7 @@ impl Searcher {
             let key = hash::key_after(root, root_key, m, &child);
             let new_depth = depth - 1 + i32::from(in_check);
             self.keys.push(root_key);
+            let nodes_before = self.nodes;
             let mut score;
             if i == pv_idx {
                 score = -self.negamax(&child, key, new_depth, -beta, -alpha, 1, true);
@@ -395,6 +410,7 @@ impl Searcher {
                 }
             }
             self.keys.pop();
+            root_moves[i].nodes += self.nodes - nodes_before;
             if self.stopped {
                 break;
             }
