@@ -8,6 +8,11 @@
 //! the last move before the time control and ½ otherwise. So the clock never drops below
 //! about `2 · overhead + 2 · inc` in a long game, and with `time ≤ 2 · overhead` the
 //! engine answers at once (after at most about a thousand nodes) with a legal move.
+//!
+//! Between iterations the soft limit moves with the search's [`Progress`]: a best move
+//! that has held for several iterations and takes most of the nodes ends the search
+//! sooner, a new best move, nodes spread over several moves or a falling score let it run
+//! longer (never past `hard`).
 
 use std::time::Duration;
 
