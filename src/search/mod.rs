@@ -7,9 +7,10 @@
 //!   Syzygy roots; [`root_moves`]: the root's moves (`searchmoves`) or its score without
 //!   one, for the engine and every player.
 //! - `alphabeta`: the principal variation search (negamax, fail-soft) with check
-//!   extension, reverse futility, null-move (`pruning`), late-move reductions, futility
-//!   pruning, repetition / fifty-move / insufficient-material draws, mate-distance
-//!   pruning and Syzygy WDL probes.
+//!   extension, internal iterative reduction, reverse futility, null-move (`pruning`),
+//!   late-move reductions, late-move, futility and SEE pruning, repetition / fifty-move /
+//!   insufficient-material draws, mate-distance pruning and Syzygy WDL probes;
+//!   `singular`: singular extensions (with multi-cut and a negative extension).
 //! - `qsearch`: captures and promotions with SEE and delta pruning, all evasions in
 //!   check; the tuner's [`Quiescence`].
 //! - `ordering`: TT move, SEE-filtered MVV-LVA, killers, history. `pv`: the PV table.
@@ -32,6 +33,7 @@ mod root;
 mod root_moves;
 mod searcher;
 pub mod see;
+mod singular;
 mod smp;
 pub mod tablebase;
 pub mod time;
