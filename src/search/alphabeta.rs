@@ -7,6 +7,7 @@
 use super::tablebase::Outcome;
 use shakmaty::{Chess, Position};
 
+use super::node::Node;
 use super::ordering::{MAX_MOVES, ORDER_GOOD_CAPTURE, drop_quiets, pick_best};
 use super::params::*;
 use super::pruning::null_move;
@@ -17,25 +18,6 @@ use super::{INF, MATE, MATE_BOUND, MAX_PLY, Searcher, TB_WIN, encode, see};
 use crate::chess::check::CheckInfo;
 use crate::chess::hash;
 use crate::chess::moves::is_quiet;
-
-/// What the move loop needs to know about the node it searches.
-#[derive(Clone, Copy)]
-pub(super) struct Node {
-    pub(super) key: u64,
-    pub(super) depth: i32,
-    pub(super) ply: usize,
-    pub(super) pv_node: bool,
-    pub(super) in_check: bool,
-    /// The static evaluation (−[`INF`] in check).
-    pub(super) static_eval: i32,
-    /// The static evaluation is higher than two plies before (our last move here), so the
-    /// position is getting better for the side to move: prune less.
-    pub(super) improving: bool,
-    /// The transposition table's entry for the node (none in a singular search).
-    pub(super) hit: Option<Hit>,
-    /// The move a singular-extension search leaves out (0: none).
-    pub(super) excluded: u16,
-}
 
 impl Searcher {
     /// Principal variation search of `pos` (Zobrist key `key`) to `depth` plies within

@@ -24,6 +24,7 @@ pub mod bench;
 
 pub mod mate;
 mod nnue;
+mod node;
 mod ordering;
 pub mod params;
 mod pruning;

@@ -4,7 +4,7 @@
 
 use shakmaty::Chess;
 
-use super::alphabeta::Node;
+use super::node::Node;
 use super::params::{SE_MARGIN, SE_MIN_DEPTH, SE_TT_DEPTH_MARGIN};
 use super::tt::{Bound, score_from_tt};
 use super::{MATE_BOUND, Searcher};
