@@ -215,15 +215,11 @@ impl Searcher {
                 break;
             }
             let factor = progress.after_iteration(
+                depth,
                 root_moves[0].mv,
                 best_score,
                 root_moves[0].nodes as f64 / self.nodes.max(1) as f64,
             );
-            let factor = if depth >= time::PROGRESS_MIN_DEPTH {
-                factor
-            } else {
-                1.0
-            };
             if !self.pondering
                 && let Some(soft) = self.budget.soft_scaled(factor)
                 && self.start.elapsed() >= soft

@@ -77,7 +77,7 @@ impl Budget {
 
 /// Iterations from which [`Progress`] scales the soft limit (earlier ones are too quick
 /// and too noisy to judge by).
-pub const PROGRESS_MIN_DEPTH: u32 = 5;
+const PROGRESS_MIN_DEPTH: u32 = 5;
 
 /// How the search has gone, iteration by iteration, for time management: a search stops
 /// early when its best move has stayed the same for several iterations and takes most of
@@ -93,15 +93,15 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// Records a finished iteration: its best move, its score (centipawns, side to move)
-    /// and the share of the root's nodes spent below the best move (0–1). Returns the
-    /// factor for the soft limit: the product of
+    /// Records finished iteration `depth`: its best move, its score (centipawns, side to
+    /// move) and the share of the root's nodes spent below the best move (0–1). Returns
+    /// the factor for the soft limit, 1 before depth 5, then the product of
     /// - stability: 1.5 just after a change, 0.08 less per iteration unchanged, at least
     ///   0.8;
     /// - node share: `(1.5 − share) · 1.35` (0.81 at 90 %, 1.35 at 50 %);
     /// - score trend: 1 + 1 % per centipawn lost since the previous iteration, within
     ///   0.85 (a gain) and 1.5.
-    pub fn after_iteration(&mut self, best: Move, score: i32, best_share: f64) -> f64 {
+    pub fn after_iteration(&mut self, depth: u32, best: Move, score: i32, best_share: f64) -> f64 {
         if self.best == Some(best) {
             self.stable += 1;
         } else {
@@ -113,6 +113,9 @@ impl Progress {
         let fall = self.score.map_or(0, |prev| prev.saturating_sub(score));
         let trend = (1.0 + 0.01 * f64::from(fall)).clamp(0.85, 1.5);
         self.score = Some(score);
+        if depth < PROGRESS_MIN_DEPTH {
+            return 1.0;
+        }
         stability * share * trend
     }
 }
@@ -214,20 +217,22 @@ mod tests {
         let moves = shakmaty::Position::legal_moves(&pos);
         let (a, b) = (moves[0], moves[1]);
         let mut p = Progress::default();
+        // Shallow iterations leave the limit alone, but count for the stability.
+        assert_eq!(p.after_iteration(4, b, 20, 0.1), 1.0);
         // A new best move taking half the nodes: 1.5 · 1.35.
-        let f = p.after_iteration(a, 20, 0.5);
+        let f = p.after_iteration(5, a, 20, 0.5);
         assert!((f - 2.025).abs() < 1e-9, "{f}");
         // Unchanged for nine iterations at 90 % of the nodes, score steady: 0.8 · 0.81.
         let mut f = 0.0;
         for _ in 0..9 {
-            f = p.after_iteration(a, 20, 0.9);
+            f = p.after_iteration(6, a, 20, 0.9);
         }
         assert!((f - 0.648).abs() < 1e-9, "{f}");
         // The score falls 30 cp: 1.3 times longer.
-        let g = p.after_iteration(a, -10, 0.9);
+        let g = p.after_iteration(7, a, -10, 0.9);
         assert!((g - 0.648 * 1.3).abs() < 1e-9, "{g}");
         // A change of move resets the stability.
-        let h = p.after_iteration(b, -10, 0.9);
+        let h = p.after_iteration(8, b, -10, 0.9);
         assert!((h - 1.5 * 0.81).abs() < 1e-9, "{h}");
 
         let clock = budget(&clock(10_000, 100, None), ms(0));
