@@ -47,9 +47,12 @@ fn main() {
     for g in &games {
         stack.refresh(&net, 0, &g[0].0);
         for (ply, (pos, m)) in g.iter().enumerate() {
-            stack.push_move(&net, ply, pos.turn(), m);
-            let pieces = pos.board().occupied().count() as u32 - u32::from(m.is_capture());
-            sum2 += i64::from(stack.evaluate(&net, ply + 1, !pos.turn(), pieces));
+            // Every feature of the child, threats included, as the search evaluates it.
+            let mut child = pos.clone();
+            child.play_unchecked(*m);
+            stack.push_evaluated(&net, ply, pos.turn(), Some(m), child.board());
+            let pieces = child.board().occupied().count() as u32;
+            sum2 += i64::from(stack.evaluate(&net, ply + 1, child.turn(), pieces));
         }
     }
     let incremental = n as f64 / t.elapsed().as_secs_f64();

@@ -6,12 +6,12 @@
 //! keeps one accumulator per ply in an [`AccumulatorStack`]: making a move writes ply
 //! `p + 1` from ply `p`, and unmaking a move is free (the parent is still there).
 
-use shakmaty::{Color, Move, Position};
+use shakmaty::{Board, Color, Move, Position};
 
 use super::Network;
-use super::features::{Delta, mirror};
+use super::features::{Delta, FeatureSet, mirror};
 use super::simd::add_sub_rows;
-use super::threats::{ThreatList, threats};
+use super::threats::ThreatBoards;
 
 /// The hidden layer's pre-activations from both perspectives.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,9 +33,20 @@ impl Accumulator {
 }
 
 /// One accumulator per ply of a search, for incremental updates.
+///
+/// For a network with threat inputs each ply also holds the threat features its
+/// accumulator includes ([`ThreatBoards`]). Those depend on the whole board, so a ply
+/// reached without being evaluated keeps its parent's ([`AccumulatorStack::push_move`]),
+/// and the ply that is evaluated gets its own in the same pass as its move
+/// ([`AccumulatorStack::push_evaluated`]): the parent's accumulator plus the move's piece
+/// rows plus the rows of the threat features that appeared, minus those that went.
 #[derive(Clone, Debug)]
 pub struct AccumulatorStack {
     plies: Vec<Accumulator>,
+    /// The threat features each ply's accumulator includes (empty without threat inputs).
+    threats: Vec<ThreatBoards>,
+    with_threats: bool,
+    rows: RowDeltas,
 }
 
 impl AccumulatorStack {
@@ -43,6 +54,9 @@ impl AccumulatorStack {
     pub fn new(net: &Network, plies: usize) -> AccumulatorStack {
         AccumulatorStack {
             plies: vec![Accumulator::new(net.hidden()); plies],
+            threats: vec![ThreatBoards::default(); plies],
+            with_threats: net.features() == FeatureSet::Threats,
+            rows: RowDeltas::default(),
         }
     }
 
@@ -56,13 +70,17 @@ impl AccumulatorStack {
         self.plies.is_empty()
     }
 
-    /// Computes ply `ply` from scratch (the root of a search): biases and piece features
-    /// (a network with threat inputs adds those per evaluation).
+    /// Computes ply `ply` from scratch (the root of a search): biases and every feature.
     pub fn refresh(&mut self, net: &Network, ply: usize, pos: &impl Position) {
-        net.refresh_pieces(pos, &mut self.plies[ply]);
+        net.refresh(pos, &mut self.plies[ply]);
+        if self.with_threats {
+            self.threats[ply] = ThreatBoards::of(pos.board());
+        }
     }
 
-    /// Writes ply `ply + 1` as ply `ply` after `m`, played by `us`.
+    /// Writes ply `ply + 1` as ply `ply` after `m`, played by `us`: the piece features
+    /// only; a network with threat inputs keeps ply `ply`'s threats until the ply is
+    /// evaluated.
     pub fn push_move(&mut self, net: &Network, ply: usize, us: Color, m: &Move) {
         let delta = Delta::of_move(us, m);
         let (parents, children) = self.plies.split_at_mut(ply + 1);
@@ -82,16 +100,99 @@ impl AccumulatorStack {
             }
             update(from, to, add, sub);
         }
+        self.threats[ply + 1] = self.threats[ply];
     }
 
-    /// Writes ply `ply + 1` as a copy of ply `ply` (a null move changes no feature).
+    /// Writes ply `ply + 1` as a copy of ply `ply` (a null move changes no piece feature).
     pub fn push_null(&mut self, ply: usize) {
         let (parents, children) = self.plies.split_at_mut(ply + 1);
         children[0].clone_from(&parents[ply]);
+        self.threats[ply + 1] = self.threats[ply];
+    }
+
+    /// Writes ply `ply + 1`, the position `board` after `m` (`None`: a null move) played
+    /// by `us` at ply `ply`, with every feature, threats included, in one pass over the
+    /// accumulator: the ply about to be evaluated. Without threat inputs this is
+    /// [`AccumulatorStack::push_move`].
+    pub fn push_evaluated(
+        &mut self,
+        net: &Network,
+        ply: usize,
+        us: Color,
+        m: Option<&Move>,
+        board: &Board,
+    ) {
+        if !self.with_threats {
+            match m {
+                Some(m) => self.push_move(net, ply, us, m),
+                None => self.push_null(ply),
+            }
+            return;
+        }
+        let h = net.hidden();
+        let r = &mut self.rows;
+        r.clear();
+        if let Some(m) = m {
+            let delta = Delta::of_move(us, m);
+            for f in delta.added(Color::White) {
+                r.add_white.push((f * h) as u32);
+            }
+            for f in delta.added(Color::Black) {
+                r.add_black.push((f * h) as u32);
+            }
+            for f in delta.removed(Color::White) {
+                r.sub_white.push((f * h) as u32);
+            }
+            for f in delta.removed(Color::Black) {
+                r.sub_black.push((f * h) as u32);
+            }
+        }
+        let new = ThreatBoards::of(board);
+        self.threats[ply].diff(&new, |f, added| r.push(f, added, h));
+        self.threats[ply + 1] = new;
+        let (parents, children) = self.plies.split_at_mut(ply + 1);
+        let (parent, child) = (&parents[ply], &mut children[0]);
+        let w = net.ft_weights.as_slice();
+        add_sub_rows(
+            &mut child.white,
+            Some(&parent.white),
+            w,
+            &r.add_white,
+            &r.sub_white,
+        );
+        add_sub_rows(
+            &mut child.black,
+            Some(&parent.black),
+            w,
+            &r.add_black,
+            &r.sub_black,
+        );
+    }
+
+    /// Brings ply `ply`'s threat features up to date with `board`, its position, in
+    /// place (a ply pushed without them and evaluated later). Nothing to do without
+    /// threat inputs.
+    pub fn update_threats(&mut self, net: &Network, ply: usize, board: &Board) {
+        if !self.with_threats {
+            return;
+        }
+        let new = ThreatBoards::of(board);
+        if new == self.threats[ply] {
+            return;
+        }
+        let h = net.hidden();
+        let r = &mut self.rows;
+        r.clear();
+        self.threats[ply].diff(&new, |f, added| r.push(f, added, h));
+        self.threats[ply] = new;
+        let acc = &mut self.plies[ply];
+        let w = net.ft_weights.as_slice();
+        add_sub_rows(&mut acc.white, None, w, &r.add_white, &r.sub_white);
+        add_sub_rows(&mut acc.black, None, w, &r.add_black, &r.sub_black);
     }
 
     /// The evaluation at ply `ply` of a position with `pieces` pieces, centipawns from
-    /// `turn`'s point of view.
+    /// `turn`'s point of view (the ply must be up to date: see the push methods).
     #[inline]
     pub fn evaluate(&self, net: &Network, ply: usize, turn: Color, pieces: u32) -> i32 {
         net.output(&self.plies[ply], turn, pieces)
@@ -103,100 +204,9 @@ impl AccumulatorStack {
     }
 }
 
-/// The threat features' share of the first layer, per ply, for networks with threat
-/// inputs. Threats depend on the whole board, so a ply's list is recomputed when the ply is
-/// evaluated, and its accumulator (weights only, no biases) is the nearest evaluated
-/// ancestor's plus the rows of the features that appeared minus those that went — a move
-/// usually changes a handful.
-#[derive(Clone, Debug)]
-pub struct ThreatStack {
-    plies: Vec<(ThreatList, Accumulator)>,
-    /// Whether ply `p` holds the threats of the current line's position at `p`.
-    ok: Vec<bool>,
-    deltas: RowDeltas,
-}
-
-impl ThreatStack {
-    /// A stack of `plies` entries for `net`.
-    pub fn new(net: &Network, plies: usize) -> ThreatStack {
-        ThreatStack {
-            plies: vec![(ThreatList::default(), Accumulator::new(net.hidden())); plies],
-            ok: vec![false; plies],
-            deltas: RowDeltas::default(),
-        }
-    }
-
-    /// The line starts at `board` (ply 0); every other ply is stale.
-    pub fn set_root(&mut self, net: &Network, board: &shakmaty::Board) {
-        self.ok.fill(false);
-        let (list, acc) = &mut self.plies[0];
-        *list = ThreatList::default();
-        acc.white.fill(0);
-        acc.black.fill(0);
-        self.ok[0] = true;
-        self.update(net, 0, board);
-    }
-
-    /// The position at `ply` changed (a move was made into it).
-    #[inline]
-    pub fn invalidate(&mut self, ply: usize) {
-        self.ok[ply] = false;
-    }
-
-    /// The threat accumulator of `board`, the position at `ply` of the current line.
-    pub fn update(&mut self, net: &Network, ply: usize, board: &shakmaty::Board) -> &Accumulator {
-        let new = threats(board);
-        if self.ok[ply] && self.plies[ply].0 == new {
-            return &self.plies[ply].1;
-        }
-        let from = (0..=ply).rev().find(|&q| self.ok[q]).unwrap_or(ply);
-        let (before, after) = self.plies.split_at_mut(ply);
-        let dst = &mut after[0];
-        let src = (from != ply).then(|| &before[from]);
-        let old = src.map_or(dst.0.as_slice(), |s| s.0.as_slice());
-        // The features that appeared and went since `from` (both lists are sorted).
-        let d = &mut self.deltas;
-        d.clear();
-        let h = net.hidden();
-        let newer = new.as_slice();
-        let (mut i, mut j) = (0, 0);
-        while i < old.len() || j < newer.len() {
-            match (old.get(i), newer.get(j)) {
-                (Some(&a), Some(&b)) if a == b => {
-                    i += 1;
-                    j += 1;
-                }
-                (Some(&a), Some(&b)) if a < b => {
-                    d.push(a, false, h);
-                    i += 1;
-                }
-                (Some(&a), None) => {
-                    d.push(a, false, h);
-                    i += 1;
-                }
-                (_, Some(&b)) => {
-                    d.push(b, true, h);
-                    j += 1;
-                }
-                (None, None) => unreachable!(),
-            }
-        }
-        let (src_white, src_black) = match src {
-            Some(s) => (Some(s.1.white.as_slice()), Some(s.1.black.as_slice())),
-            None => (None, None),
-        };
-        let w = net.ft_weights.as_slice();
-        add_sub_rows(&mut dst.1.white, src_white, w, &d.add_white, &d.sub_white);
-        add_sub_rows(&mut dst.1.black, src_black, w, &d.add_black, &d.sub_black);
-        dst.0 = new;
-        self.ok[ply] = true;
-        &self.plies[ply].1
-    }
-}
-
-/// The weight rows (offsets into the first layer's weights) of the threat features that
-/// appeared and went between two plies, for each perspective; kept between updates so
-/// that they are not allocated per evaluation.
+/// The weight rows (offsets into the first layer's weights) to add and subtract for each
+/// perspective in one update; kept between updates so that they are not allocated per
+/// evaluation.
 #[derive(Clone, Debug, Default)]
 struct RowDeltas {
     add_white: Vec<u32>,
@@ -215,8 +225,7 @@ impl RowDeltas {
 
     /// Feature `f` (White's perspective) appeared (`added`) or went, in a net with
     /// `hidden` units.
-    fn push(&mut self, f: u16, added: bool, hidden: usize) {
-        let f = usize::from(f);
+    fn push(&mut self, f: usize, added: bool, hidden: usize) {
         let (white, black) = ((f * hidden) as u32, (mirror(f) * hidden) as u32);
         if added {
             self.add_white.push(white);
@@ -302,11 +311,26 @@ mod tests {
     use shakmaty::Chess;
 
     /// Random walks through positions with every kind of move: the incrementally updated
-    /// accumulator equals a refresh, and so does the evaluation, at every ply.
+    /// accumulator equals a refresh, and so does the evaluation, at every ply — for piece
+    /// and threat inputs, with the plies' threats brought up to date in the move's pass, in
+    /// place after it, or only a ply later (a ply the search does not evaluate); hidden
+    /// sizes with and without whole AVX2 blocks.
     #[test]
     fn incremental_equals_refresh() {
-        let net = random_network_bucketed(crate::nnue::FeatureSet::Pieces, 48, 8, 11);
-        let mut stack = AccumulatorStack::new(&net, 64);
+        let mut moves_played = 0;
+        for (set, hidden) in [
+            (FeatureSet::Pieces, 48),
+            (FeatureSet::Threats, 48),
+            (FeatureSet::Threats, 256),
+        ] {
+            moves_played += random_walks(&random_network_bucketed(set, hidden, 8, 11));
+        }
+        assert!(moves_played > 3000, "{moves_played}");
+    }
+
+    /// Checked moves played on random walks with `net`.
+    fn random_walks(net: &Network) -> usize {
+        let mut stack = AccumulatorStack::new(net, 64);
         let mut fresh = Accumulator::new(net.hidden());
         let mut seed = 99u64;
         let fens = [
@@ -318,7 +342,7 @@ mod tests {
         for fen in fens {
             for _walk in 0..20 {
                 let mut pos: Chess = parse_position(fen).unwrap();
-                stack.refresh(&net, 0, &pos);
+                stack.refresh(net, 0, &pos);
                 for ply in 0..40 {
                     let moves = pos.legal_moves();
                     if moves.is_empty() {
@@ -337,13 +361,23 @@ mod tests {
                     } else {
                         moves[(seed >> 20) as usize % moves.len()]
                     };
-                    stack.push_move(&net, ply, pos.turn(), &m);
+                    let (us, mode) = (pos.turn(), (seed >> 8) % 3);
                     pos.play_unchecked(m);
+                    match mode {
+                        0 => stack.push_evaluated(net, ply, us, Some(&m), pos.board()),
+                        _ => stack.push_move(net, ply, us, &m),
+                    }
+                    if mode == 1 {
+                        stack.update_threats(net, ply + 1, pos.board());
+                    }
+                    if mode == 2 && net.features() == FeatureSet::Threats {
+                        continue; // not evaluated: its threats are its parent's
+                    }
                     net.refresh(&pos, &mut fresh);
                     assert_eq!(stack.get(ply + 1), &fresh, "{fen} ply {ply} {m}");
                     assert_eq!(
                         stack.evaluate(
-                            &net,
+                            net,
                             ply + 1,
                             pos.turn(),
                             pos.board().occupied().count() as u32
@@ -354,6 +388,6 @@ mod tests {
                 }
             }
         }
-        assert!(moves_played > 1000);
+        moves_played
     }
 }

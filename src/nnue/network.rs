@@ -29,7 +29,7 @@ use shakmaty::{Color, Position};
 
 use super::accumulator::Accumulator;
 use super::features::{self, FeatureSet};
-use super::simd::{add_assign, screlu_dot, screlu_dot_sum};
+use super::simd::{add_assign, screlu_dot};
 use super::{QA, QB, SCALE};
 use crate::chess::fnv::fnv1a64;
 
@@ -173,17 +173,6 @@ impl Network {
         }
     }
 
-    /// The accumulator of `pos`'s piece features alone, plus the biases (the part the
-    /// engine updates move by move; threat features are added per evaluation).
-    pub fn refresh_pieces(&self, pos: &impl Position, acc: &mut Accumulator) {
-        acc.white.copy_from_slice(&self.ft_bias);
-        acc.black.copy_from_slice(&self.ft_bias);
-        for f in features::pieces(pos) {
-            add_assign(&mut acc.white, self.feature_weights(f));
-            add_assign(&mut acc.black, self.feature_weights(features::mirror(f)));
-        }
-    }
-
     /// The output for an accumulator of a position with `pieces` pieces on the board, in
     /// centipawns from `turn`'s point of view.
     #[inline]
@@ -195,20 +184,6 @@ impl Network {
         let b = output_bucket(pieces, self.buckets());
         let (w_us, w_them) = self.output_weights(b);
         self.scale_output(screlu_dot(us, w_us) + screlu_dot(them, w_them), b)
-    }
-
-    /// [`Network::output`] of the accumulator `a + b` (kept in two parts: pieces and
-    /// threats), without writing the sum.
-    #[inline]
-    pub fn output_sum(&self, a: &Accumulator, b: &Accumulator, turn: Color, pieces: u32) -> i32 {
-        let ((us, us2), (them, them2)) = match turn {
-            Color::White => ((&a.white, &b.white), (&a.black, &b.black)),
-            Color::Black => ((&a.black, &b.black), (&a.white, &b.white)),
-        };
-        let bucket = output_bucket(pieces, self.buckets());
-        let (w_us, w_them) = self.output_weights(bucket);
-        let sum = screlu_dot_sum(us, us2, w_us) + screlu_dot_sum(them, them2, w_them);
-        self.scale_output(sum, bucket)
     }
 
     /// The output weights of `bucket`: side to move's half, then the other's.

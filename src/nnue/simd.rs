@@ -58,23 +58,9 @@ pub(crate) fn screlu_dot(acc: &[i16], w: &[i16]) -> i64 {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, checked just above.
-        return unsafe { avx2::screlu_dot(acc, None, w) };
+        return unsafe { avx2::screlu_dot(acc, w) };
     }
     screlu_dot_generic(acc, w)
-}
-
-/// [`screlu_dot`] of the element-wise (wrapping) sum `a + b`, without writing the sum:
-/// the output of an accumulator kept in two parts (pieces and threats).
-#[inline]
-pub(crate) fn screlu_dot_sum(a: &[i16], b: &[i16], w: &[i16]) -> i64 {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, checked just above.
-        return unsafe { avx2::screlu_dot(a, Some(b), w) };
-    }
-    let mut sum = vec![0i16; a.len()];
-    add_into_generic(&mut sum, a, b);
-    screlu_dot_generic(&sum, w)
 }
 
 /// `out = from + Σ adds − Σ subs`, element-wise (wrapping), in one pass over the
@@ -119,10 +105,10 @@ mod avx2 {
     /// two products of at most 255 · 255 · 127 per block, so 64 blocks stay below 2³¹.
     const BLOCKS_PER_SUM: usize = 64;
 
-    /// [`super::screlu_dot`] of `a` (plus `b` when given) with AVX2.
+    /// [`super::screlu_dot`] with AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) fn screlu_dot(a: &[i16], b: Option<&[i16]>, w: &[i16]) -> i64 {
-        let n = a.len().min(w.len()).min(b.map_or(usize::MAX, <[i16]>::len));
+    pub(super) fn screlu_dot(a: &[i16], w: &[i16]) -> i64 {
+        let n = a.len().min(w.len());
         let full = n / 16 * 16;
         let zero = _mm256_setzero_si256();
         let qa = _mm256_set1_epi16(QA as i16);
@@ -134,11 +120,10 @@ mod avx2 {
             while i < end {
                 // SAFETY: i + 16 ≤ full ≤ the length of each slice; unaligned loads.
                 let (v, wv) = unsafe {
-                    let mut v = _mm256_loadu_si256(a.as_ptr().add(i).cast());
-                    if let Some(b) = b {
-                        v = _mm256_add_epi16(v, _mm256_loadu_si256(b.as_ptr().add(i).cast()));
-                    }
-                    (v, _mm256_loadu_si256(w.as_ptr().add(i).cast()))
+                    (
+                        _mm256_loadu_si256(a.as_ptr().add(i).cast()),
+                        _mm256_loadu_si256(w.as_ptr().add(i).cast()),
+                    )
                 };
                 let c = _mm256_min_epi16(_mm256_max_epi16(v, zero), qa);
                 sum = _mm256_add_epi32(sum, _mm256_madd_epi16(_mm256_mullo_epi16(c, wv), c));
@@ -147,15 +132,7 @@ mod avx2 {
             total += i64::from(hsum(sum));
         }
         if full < n {
-            let tail: Vec<i16> = match b {
-                Some(b) => a[full..n]
-                    .iter()
-                    .zip(&b[full..n])
-                    .map(|(x, y)| x.wrapping_add(*y))
-                    .collect(),
-                None => a[full..n].to_vec(),
-            };
-            total += screlu_dot_generic(&tail, &w[full..n]);
+            total += screlu_dot_generic(&a[full..n], &w[full..n]);
         }
         total
     }
@@ -168,8 +145,10 @@ mod avx2 {
         _mm_cvtsi128_si32(x)
     }
 
-    /// Registers of the accumulator block kept while the rows are applied.
-    const TILE: usize = 4;
+    /// Registers of the accumulator block kept while the rows are applied: all sixteen
+    /// of AVX2 (each row is added from memory, so none is needed for it; checked in the
+    /// assembly: no spills), which halves the passes over the row list against eight.
+    const TILE: usize = 16;
     /// Values of one such block.
     pub(super) const TILE_VALUES: usize = 16 * TILE;
 
@@ -233,13 +212,6 @@ fn sub_assign_generic(acc: &mut [i16], w: &[i16]) {
     }
 }
 
-/// `out = a + b`, element-wise (wrapping): two accumulator parts into one.
-fn add_into_generic(out: &mut [i16], a: &[i16], b: &[i16]) {
-    for (o, (&a, &b)) in out.iter_mut().zip(a.iter().zip(b)) {
-        *o = a.wrapping_add(b);
-    }
-}
-
 /// The plain [`screlu_dot`]: 64-element blocks keep the 32-bit partial sums exact.
 #[inline(always)]
 fn screlu_dot_generic(acc: &[i16], w: &[i16]) -> i64 {
@@ -285,13 +257,6 @@ mod tests {
             sub_assign_generic(&mut y, &a);
             assert_eq!(x, y);
             assert_eq!(screlu_dot(&a, &w), screlu_dot_generic(&a, &w));
-            let mut sum = vec![0; n];
-            add_into_generic(&mut sum, &a, &x);
-            assert_eq!(
-                screlu_dot_sum(&a, &x, &w),
-                screlu_dot_generic(&sum, &w),
-                "n = {n}"
-            );
             let slow: i64 = a
                 .iter()
                 .zip(&w)

@@ -14,13 +14,13 @@
 //!
 //! Attacks are the board's pseudo-attacks (pins ignored, no x-rays), as in `analyze`'s
 //! graph. The features depend on the whole board, so a move can change many of them; the
-//! engine recomputes the list at each evaluated node from per-side attack maps (about 16
-//! table lookups a side) and updates a separate accumulator by the difference from the
-//! nearest evaluated ancestor (the search's NNUE state).
+//! engine recomputes them at each evaluated node from per-side attack maps (about 16
+//! table lookups a side), as bitboards ([`ThreatBoards`]), and updates the accumulator by
+//! the difference from those it already holds (the search's NNUE state).
 
 use shakmaty::{Bitboard, Board, Color, Role, attacks};
 
-use super::inputs::{PIECE_INPUTS, index};
+use super::inputs::PIECE_INPUTS;
 
 /// Most threat features a position can have: every piece but the kings en prise, and all
 /// attacked (32 + 30).
@@ -59,6 +59,79 @@ impl ThreatList {
     }
 }
 
+/// A position's threat features as bitboards: for each block (attacked, en prise) and each
+/// piece kind (White's six roles, then Black's: the order of the piece feature index), the
+/// squares of the pieces that have the feature. Two positions' features differ where their
+/// boards do, which makes the difference a handful of bit operations.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct ThreatBoards {
+    boards: [[Bitboard; 12]; 2],
+}
+
+impl ThreatBoards {
+    /// The threat features of `board`.
+    pub fn of(board: &Board) -> ThreatBoards {
+        let maps = [
+            AttackMaps::of(board, Color::White),
+            AttackMaps::of(board, Color::Black),
+        ];
+        let mut t = ThreatBoards::default();
+        for (c, color) in [Color::White, Color::Black].into_iter().enumerate() {
+            let (own, enemy) = (&maps[c], &maps[1 - c]);
+            let pieces = board.by_color(color);
+            for role in Role::ALL {
+                let slot = 6 * c + role as usize - 1;
+                let attacked = board.by_role(role) & pieces & enemy.all;
+                t.boards[0][slot] = attacked;
+                if role != Role::King {
+                    t.boards[1][slot] = attacked & (!own.all | enemy.cheaper_than(role));
+                }
+            }
+        }
+        t
+    }
+
+    /// The features as a list from White's perspective, ascending.
+    pub fn list(&self) -> ThreatList {
+        let mut list = ThreatList::default();
+        self.for_each(|f| list.push(f));
+        list
+    }
+
+    /// Calls `f` with each feature (White's perspective), ascending.
+    fn for_each(&self, mut f: impl FnMut(usize)) {
+        for (block, boards) in self.boards.iter().enumerate() {
+            for (slot, &bb) in boards.iter().enumerate() {
+                let base = (block + 1) * PIECE_INPUTS + 64 * slot;
+                for sq in bb {
+                    f(base + sq as usize);
+                }
+            }
+        }
+    }
+
+    /// Calls `f(feature, added)` for each feature (White's perspective) that `self` has and
+    /// `new` has not (`added` false) or the other way round (`added` true).
+    #[inline]
+    pub fn diff(&self, new: &ThreatBoards, mut f: impl FnMut(usize, bool)) {
+        for block in 0..2 {
+            for slot in 0..12 {
+                let (old, new) = (self.boards[block][slot], new.boards[block][slot]);
+                if old == new {
+                    continue;
+                }
+                let base = (block + 1) * PIECE_INPUTS + 64 * slot;
+                for sq in new & !old {
+                    f(base + sq as usize, true);
+                }
+                for sq in old & !new {
+                    f(base + sq as usize, false);
+                }
+            }
+        }
+    }
+}
+
 /// The squares one side attacks: all of them, and those attacked by pieces worth less
 /// than a knight, a rook and a queen.
 struct AttackMaps {
@@ -69,30 +142,46 @@ struct AttackMaps {
 }
 
 impl AttackMaps {
+    #[inline]
     fn of(board: &Board, side: Color) -> AttackMaps {
+        const FILE_A: u64 = 0x0101_0101_0101_0101;
+        const FILE_H: u64 = FILE_A << 7;
         let occ = board.occupied();
         let ours = board.by_color(side);
-        let union = |role: Role, f: &dyn Fn(shakmaty::Square) -> Bitboard| {
-            (board.by_role(role) & ours)
-                .into_iter()
-                .fold(Bitboard::EMPTY, |acc, sq| acc | f(sq))
-        };
-        let pawns = union(Role::Pawn, &|sq| attacks::pawn_attacks(side, sq));
-        let knights = union(Role::Knight, &|sq| attacks::knight_attacks(sq));
-        let bishops = union(Role::Bishop, &|sq| attacks::bishop_attacks(sq, occ));
-        let rooks = union(Role::Rook, &|sq| attacks::rook_attacks(sq, occ));
-        let queens = union(Role::Queen, &|sq| attacks::queen_attacks(sq, occ));
-        let kings = union(Role::King, &|sq| attacks::king_attacks(sq));
-        let below_rook = pawns | knights | bishops;
+        // All pawns at once: a capture to the a-side shifts by 7 (White) or 9 (Black).
+        let p = (board.pawns() & ours).0;
+        let pawns = Bitboard(match side {
+            Color::White => ((p & !FILE_A) << 7) | ((p & !FILE_H) << 9),
+            Color::Black => ((p & !FILE_A) >> 9) | ((p & !FILE_H) >> 7),
+        });
+        let mut minors = pawns;
+        for sq in board.knights() & ours {
+            minors |= attacks::knight_attacks(sq);
+        }
+        for sq in board.bishops() & ours {
+            minors |= attacks::bishop_attacks(sq, occ);
+        }
+        let mut below_queen = minors;
+        for sq in board.rooks() & ours {
+            below_queen |= attacks::rook_attacks(sq, occ);
+        }
+        let mut all = below_queen;
+        for sq in board.queens() & ours {
+            all |= attacks::queen_attacks(sq, occ);
+        }
+        for sq in board.kings() & ours {
+            all |= attacks::king_attacks(sq);
+        }
         AttackMaps {
-            all: below_rook | rooks | queens | kings,
+            all,
             below_minor: pawns,
-            below_rook,
-            below_queen: below_rook | rooks,
+            below_rook: minors,
+            below_queen,
         }
     }
 
     /// Squares attacked by a piece worth less than `role`.
+    #[inline]
     fn cheaper_than(&self, role: Role) -> Bitboard {
         match role {
             Role::Pawn | Role::King => Bitboard::EMPTY,
@@ -106,41 +195,14 @@ impl AttackMaps {
 /// The threat features of `board` from White's perspective, ascending (feature indices
 /// count from 0 at the first piece feature: block 1 starts at 768, block 2 at 1536).
 pub fn threats(board: &Board) -> ThreatList {
-    let maps = [
-        AttackMaps::of(board, Color::White),
-        AttackMaps::of(board, Color::Black),
-    ];
-    let mut attacked = ThreatList::default();
-    let mut en_prise = ThreatList::default();
-    // Colour (White first: relative colour 0 from White's view), then role, then square:
-    // the order of the piece feature index, so both lists come out ascending.
-    for (own, enemy, color) in [
-        (&maps[0], &maps[1], Color::White),
-        (&maps[1], &maps[0], Color::Black),
-    ] {
-        for role in Role::ALL {
-            let piece = role.of(color);
-            for sq in board.by_piece(piece) & enemy.all {
-                let f = index(Color::White, piece, sq);
-                attacked.push(PIECE_INPUTS + f);
-                if role != Role::King
-                    && (!own.all.contains(sq) || enemy.cheaper_than(role).contains(sq))
-                {
-                    en_prise.push(2 * PIECE_INPUTS + f);
-                }
-            }
-        }
-    }
-    for &f in en_prise.as_slice() {
-        attacked.push(usize::from(f));
-    }
-    attacked
+    ThreatBoards::of(board).list()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::chess::fen::parse_position;
+    use crate::nnue::inputs::index;
     use shakmaty::Position;
 
     /// The definition, written the slow way with `attacks_to` for every piece.
@@ -187,9 +249,25 @@ mod tests {
         ] {
             for _ in 0..40 {
                 let mut pos = parse_position(fen).unwrap();
+                let mut before = ThreatBoards::of(pos.board());
                 for _ in 0..60 {
-                    let t = threats(pos.board());
+                    let now = ThreatBoards::of(pos.board());
+                    let t = now.list();
                     assert_eq!(t.as_slice(), reference(pos.board()), "{}", pos.board());
+                    // The previous position's features plus the difference are these.
+                    let mut set: Vec<u16> = before.list().as_slice().to_vec();
+                    before.diff(&now, |f, added| {
+                        let f = f as u16;
+                        assert_eq!(set.contains(&f), !added, "{f} {}", pos.board());
+                        if added {
+                            set.push(f);
+                        } else {
+                            set.retain(|&x| x != f);
+                        }
+                    });
+                    set.sort_unstable();
+                    assert_eq!(set, t.as_slice());
+                    before = now;
                     checked += 1;
                     let moves = pos.legal_moves();
                     if moves.is_empty() {

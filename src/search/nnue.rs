@@ -6,9 +6,9 @@
 //! nodes past their static evaluation) cost nothing, and every evaluated node costs one
 //! update per move since its evaluated ancestor — usually exactly one.
 //!
-//! A network with threat inputs keeps their share in a second stack
-//! ([`ThreatStack`]), recomputed from the board at each evaluated ply and updated by the
-//! difference from the nearest evaluated ancestor; the output layer reads their sum.
+//! A network with threat inputs gets the evaluated ply's threat features in the same pass
+//! as its move (the plies between keep their evaluated ancestor's), so the accumulator
+//! holds every feature and the output layer reads it alone.
 //!
 //! In debug builds every evaluation is checked against a full refresh, so the test suite
 //! proves the incremental path on whatever positions its searches reach.
@@ -18,8 +18,7 @@ use std::sync::Arc;
 use shakmaty::{Chess, Color, Move, Position};
 
 use super::MAX_PLY;
-use crate::nnue::accumulator::ThreatStack;
-use crate::nnue::{AccumulatorStack, FeatureSet, Network};
+use crate::nnue::{AccumulatorStack, Network};
 
 /// Accumulators of the current line.
 #[derive(Clone, Debug)]
@@ -28,10 +27,9 @@ pub struct NnueState {
     stack: AccumulatorStack,
     /// `moves[p]` led from ply `p − 1` to ply `p` (mover, move; `None`: a null move).
     moves: Vec<(Color, Option<Move>)>,
-    /// Plies `0..=valid` hold the accumulators of the current line.
+    /// Plies `0..=valid` hold the accumulators of the current line (with a threat
+    /// network, a ply not yet evaluated holds its evaluated ancestor's threat features).
     valid: usize,
-    /// The threat inputs' share, for a network that has them.
-    threats: Option<ThreatStack>,
 }
 
 impl NnueState {
@@ -40,8 +38,6 @@ impl NnueState {
         NnueState {
             stack: AccumulatorStack::new(&net, MAX_PLY + 2),
             moves: vec![(Color::White, None); MAX_PLY + 2],
-            threats: (net.features() == FeatureSet::Threats)
-                .then(|| ThreatStack::new(&net, MAX_PLY + 2)),
             net,
             valid: 0,
         }
@@ -51,9 +47,6 @@ impl NnueState {
     pub fn set_root(&mut self, root: &Chess) {
         self.stack.refresh(&self.net, 0, root);
         self.valid = 0;
-        if let Some(t) = &mut self.threats {
-            t.set_root(&self.net, root.board());
-        }
     }
 
     /// `us` played `m` (or a null move when `None`) at ply `ply`.
@@ -61,16 +54,13 @@ impl NnueState {
     pub fn make(&mut self, ply: usize, us: Color, m: Option<Move>) {
         self.moves[ply + 1] = (us, m);
         self.valid = self.valid.min(ply);
-        if let Some(t) = &mut self.threats {
-            t.invalidate(ply + 1);
-        }
     }
 
     /// The evaluation of `pos`, the position at ply `ply` of the current line, in
     /// centipawns from the side to move's view.
     #[inline]
     pub fn evaluate(&mut self, pos: &Chess, ply: usize) -> i32 {
-        while self.valid < ply {
+        while self.valid + 1 < ply {
             let p = self.valid;
             match self.moves[p + 1] {
                 (us, Some(m)) => self.stack.push_move(&self.net, p, us, &m),
@@ -78,15 +68,16 @@ impl NnueState {
             }
             self.valid = p + 1;
         }
+        if self.valid < ply {
+            let (us, m) = self.moves[ply];
+            self.stack
+                .push_evaluated(&self.net, ply - 1, us, m.as_ref(), pos.board());
+            self.valid = ply;
+        } else {
+            self.stack.update_threats(&self.net, ply, pos.board());
+        }
         let pieces = pos.board().occupied().count() as u32;
-        let v = match &mut self.threats {
-            None => self.stack.evaluate(&self.net, ply, pos.turn(), pieces),
-            Some(t) => {
-                let threat = t.update(&self.net, ply, pos.board());
-                self.net
-                    .output_sum(self.stack.get(ply), threat, pos.turn(), pieces)
-            }
-        };
+        let v = self.stack.evaluate(&self.net, ply, pos.turn(), pieces);
         debug_assert_eq!(
             v,
             self.net.evaluate(pos),
@@ -101,6 +92,7 @@ mod tests {
     use super::*;
     use crate::chess::fen::parse_position;
     use crate::eval::Evaluator;
+    use crate::nnue::FeatureSet;
     use crate::search::{Limits, Quiescence, Searcher};
 
     /// Searches with the built-in network through captures, promotions, castling, en
