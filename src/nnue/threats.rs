@@ -18,7 +18,7 @@
 //! table lookups a side), as bitboards ([`ThreatBoards`]), and updates the accumulator by
 //! the difference from those it already holds (the search's NNUE state).
 
-use shakmaty::{Bitboard, Board, Color, Role, attacks};
+use shakmaty::{Bitboard, Board, Color, Role, Square, attacks};
 
 use super::inputs::PIECE_INPUTS;
 
@@ -80,6 +80,8 @@ impl ThreatBoards {
             let (own, enemy) = (&maps[c], &maps[1 - c]);
             let pieces = board.by_color(color);
             for role in Role::ALL {
+                // The piece's feature index from White's view, divided by 64 (the
+                // tests compare every feature with `inputs::index`).
                 let slot = 6 * c + role as usize - 1;
                 let attacked = board.by_role(role) & pieces & enemy.all;
                 t.boards[0][slot] = attacked;
@@ -94,20 +96,14 @@ impl ThreatBoards {
     /// The features as a list from White's perspective, ascending.
     pub fn list(&self) -> ThreatList {
         let mut list = ThreatList::default();
-        self.for_each(|f| list.push(f));
-        list
-    }
-
-    /// Calls `f` with each feature (White's perspective), ascending.
-    fn for_each(&self, mut f: impl FnMut(usize)) {
         for (block, boards) in self.boards.iter().enumerate() {
             for (slot, &bb) in boards.iter().enumerate() {
-                let base = (block + 1) * PIECE_INPUTS + 64 * slot;
                 for sq in bb {
-                    f(base + sq as usize);
+                    list.push(feature(block, slot, sq));
                 }
             }
         }
+        list
     }
 
     /// Calls `f(feature, added)` for each feature (White's perspective) that `self` has and
@@ -120,16 +116,22 @@ impl ThreatBoards {
                 if old == new {
                     continue;
                 }
-                let base = (block + 1) * PIECE_INPUTS + 64 * slot;
                 for sq in new & !old {
-                    f(base + sq as usize, true);
+                    f(feature(block, slot, sq), true);
                 }
                 for sq in old & !new {
-                    f(base + sq as usize, false);
+                    f(feature(block, slot, sq), false);
                 }
             }
         }
     }
+}
+
+/// The feature (White's perspective) of block `block` (0: attacked, 1: en prise) for the
+/// piece kind `slot` (its piece feature index divided by 64) on `sq`.
+#[inline]
+fn feature(block: usize, slot: usize, sq: Square) -> usize {
+    (block + 1) * PIECE_INPUTS + 64 * slot + sq as usize
 }
 
 /// The squares one side attacks: all of them, and those attacked by pieces worth less
