@@ -1,6 +1,6 @@
 //! Chess primitives shared by every later module, one home for each rule: whether a move
 //! gives check ([`check`]), FEN text in and out ([`fen`]), UCI move text ([`moves`]),
-//! Zobrist keys ([`hash`]), the FNV-1a byte hash of stored checksums and fingerprints
+//! Zobrist keys ([`hash`]), the quiescence search's captures ([`movegen`]), the FNV-1a byte hash of stored checksums and fingerprints
 //! ([`fnv`]), how a game ends ([`game`]), PGN output ([`pgn`]), the seeded random numbers
 //! the players, the opening generator and the trainer draw, with their bit mixer
 //! ([`rng`]), and piece values with the MVV-LVA order ([`values`]).
@@ -10,6 +10,7 @@ pub mod fen;
 pub mod fnv;
 pub mod game;
 pub mod hash;
+pub mod movegen;
 pub mod moves;
 pub mod pgn;
 pub mod rng;
