@@ -1,7 +1,7 @@
 //! Whether a move gives check, told without playing it: the search prunes a quiet move
 //! before making it unless it checks, and the mate search orders checks first.
 
-use shakmaty::{Bitboard, Chess, Color, Move, Position, Square, attacks};
+use shakmaty::{Bitboard, Board, Chess, Color, Move, Position, Square, attacks};
 
 /// What it takes to tell whether a move of the side to move gives check, without
 /// playing it: the enemy king, our pieces whose moving off a line discovers a check.
@@ -20,19 +20,7 @@ impl CheckInfo {
         let ours = board.by_color(us);
         let occupied = board.occupied();
         let king = board.king_of(!us);
-        let mut discoverers = Bitboard::EMPTY;
-        if let Some(ksq) = king {
-            let snipers = ((attacks::rook_attacks(ksq, Bitboard::EMPTY)
-                & board.rooks_and_queens())
-                | (attacks::bishop_attacks(ksq, Bitboard::EMPTY) & board.bishops_and_queens()))
-                & ours;
-            for sniper in snipers {
-                let between = attacks::between(ksq, sniper) & occupied;
-                if between.any() && !between.more_than_one() && between.is_subset(ours) {
-                    discoverers |= between;
-                }
-            }
-        }
+        let discoverers = king.map_or(Bitboard::EMPTY, |ksq| blockers(board, ksq, us) & ours);
         CheckInfo {
             us,
             king,
@@ -68,6 +56,23 @@ impl CheckInfo {
             }
         }
     }
+}
+
+/// The pieces (of either colour) that stand alone between `king` and a slider of
+/// `snipers`' colour aiming at it: pinned pieces when the king is the mover's, pieces
+/// whose moving off the line discovers check when it is the opponent's.
+pub fn blockers(board: &Board, king: Square, snipers: Color) -> Bitboard {
+    let aiming = ((attacks::rook_attacks(king, Bitboard::EMPTY) & board.rooks_and_queens())
+        | (attacks::bishop_attacks(king, Bitboard::EMPTY) & board.bishops_and_queens()))
+        & board.by_color(snipers);
+    let mut found = Bitboard::EMPTY;
+    for sniper in aiming {
+        let between = attacks::between(king, sniper) & board.occupied();
+        if !between.more_than_one() {
+            found |= between;
+        }
+    }
+    found
 }
 
 #[cfg(test)]

@@ -9,6 +9,8 @@
 
 use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Role, Square, attacks};
 
+use super::check::blockers;
+
 /// The files a pawn capturing towards the a-file (resp. h-file) cannot start on.
 const FILE_A: Bitboard = Bitboard(0x0101_0101_0101_0101);
 const FILE_H: Bitboard = Bitboard(0x8080_8080_8080_8080);
@@ -77,7 +79,7 @@ pub fn noisy_moves(pos: &Chess) -> MoveList {
             }
         }
         // A pinned piece may only move along the line through its king.
-        let blockers = pinned(pos, king);
+        let blockers = blockers(board, king, !us);
         if blockers.any() {
             moves.retain(|m| match *m {
                 Move::Normal { from, to, .. } => {
@@ -110,22 +112,6 @@ fn push(
         to,
         promotion,
     });
-}
-
-/// The pieces (of either side) alone between `king` and an enemy slider aiming at it.
-fn pinned(pos: &Chess, king: Square) -> Bitboard {
-    let board = pos.board();
-    let snipers = ((attacks::rook_attacks(king, Bitboard::EMPTY) & board.rooks_and_queens())
-        | (attacks::bishop_attacks(king, Bitboard::EMPTY) & board.bishops_and_queens()))
-        & pos.them();
-    let mut blockers = Bitboard::EMPTY;
-    for sniper in snipers {
-        let between = attacks::between(king, sniper) & board.occupied();
-        if !between.more_than_one() {
-            blockers |= between;
-        }
-    }
-    blockers
 }
 
 #[cfg(test)]

@@ -18,7 +18,9 @@
 //!   to the White king attacked by Black (attacks with the current occupancy, so a square
 //!   counts whether it is empty or occupied).
 
-use shakmaty::{Bitboard, Board, Castles, CastlingSide, Chess, Color, Position, Square, attacks};
+use shakmaty::{Bitboard, Board, Castles, CastlingSide, Chess, Color, Position, attacks};
+
+use crate::chess::check::blockers;
 
 /// Legal moves of `color` with python-chess null-move semantics (see the module docs).
 pub fn side_moves(pos: &Chess, color: Color) -> u32 {
@@ -64,21 +66,6 @@ pub fn study_king_safety(board: &Board) -> i32 {
         - attacked_next_to_king(board, Color::White) as i32
 }
 
-/// Own pieces between `king` and an enemy slider that would attack it: pinned pieces.
-fn pinned(board: &Board, king: Square, us: Bitboard, them: Bitboard) -> Bitboard {
-    let snipers = ((attacks::rook_attacks(king, Bitboard::EMPTY) & board.rooks_and_queens())
-        | (attacks::bishop_attacks(king, Bitboard::EMPTY) & board.bishops_and_queens()))
-        & them;
-    let mut pinned = Bitboard::EMPTY;
-    for sniper in snipers {
-        let b = attacks::between(king, sniper) & board.occupied();
-        if !b.more_than_one() {
-            pinned |= b;
-        }
-    }
-    pinned & us
-}
-
 /// Legal moves of `us` without en passant, assuming `us`'s king is not attacked. The
 /// enemy king counts as a capturable piece (python-chess pseudo-legal semantics).
 fn count_quiet_king_moves(board: &Board, us: Color, castles: &Castles) -> u32 {
@@ -89,7 +76,7 @@ fn count_quiet_king_moves(board: &Board, us: Color, castles: &Castles) -> u32 {
     let own = board.by_color(us);
     let them = board.by_color(!us);
     let target = !own;
-    let pinned = pinned(board, king, own, them);
+    let pinned = blockers(board, king, !us) & own;
     let mut n = 0u32;
 
     // Knights: a pinned knight can never move along its pin line.

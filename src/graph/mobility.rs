@@ -8,9 +8,10 @@
 //! with shakmaty's attack tables. The side not to move is never in check in a valid
 //! [`Chess`] position (shakmaty rejects "opposite check"), so no evasion logic is needed.
 
-use shakmaty::{Bitboard, Board, ByColor, CastlingSide, Chess, Color, Piece, Position, attacks};
+use shakmaty::{Bitboard, ByColor, CastlingSide, Chess, Color, Piece, Position, attacks};
 
 use super::attacked_squares;
+use crate::chess::check::blockers;
 
 /// Mobility of both sides: `(mobility_white, mobility_black)` as in
 /// [`Features`](super::Features).
@@ -39,23 +40,6 @@ pub fn null_move_mobility(pos: &Chess) -> i32 {
     null_move_count(pos, attacked_squares(pos.board(), pos.turn()))
 }
 
-/// Pieces of the side to move (`us`) that are the single blocker between their king and an
-/// enemy slider (python-chess `_slider_blockers`).
-fn pinned(board: &Board, king: shakmaty::Square, us: Color) -> Bitboard {
-    let occ = board.occupied();
-    let snipers = ((attacks::rook_attacks(king, Bitboard::EMPTY) & board.rooks_and_queens())
-        | (attacks::bishop_attacks(king, Bitboard::EMPTY) & board.bishops_and_queens()))
-        & board.by_color(!us);
-    let mut blockers = Bitboard::EMPTY;
-    for sniper in snipers {
-        let between = attacks::between(king, sniper) & occ;
-        if between.count() == 1 {
-            blockers |= between;
-        }
-    }
-    blockers & board.by_color(us)
-}
-
 /// Moves of the side not to move, given `their_attacks`, the squares attacked by the side
 /// to move.
 fn null_move_count(pos: &Chess, their_attacks: Bitboard) -> i32 {
@@ -66,7 +50,9 @@ fn null_move_count(pos: &Chess, their_attacks: Bitboard) -> i32 {
     let ours = board.by_color(us);
     let theirs = board.by_color(them);
     let king = board.king_of(us);
-    let pinned = king.map_or(Bitboard::EMPTY, |k| pinned(board, k, us));
+    let pinned = king.map_or(Bitboard::EMPTY, |k| {
+        blockers(board, k, !us) & board.by_color(us)
+    });
     // A pinned piece may only move along the line through its king.
     let allowed = |from: shakmaty::Square| match king {
         Some(k) if pinned.contains(from) => attacks::ray(k, from),

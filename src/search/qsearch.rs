@@ -3,12 +3,13 @@
 
 use std::sync::Arc;
 
-use shakmaty::{Chess, Color, Position, Role};
+use shakmaty::{Chess, Color, Position};
 
 use super::ordering::{MAX_MOVES, pick_best};
 use super::params::DELTA_MARGIN;
 use super::tt::TranspositionTable;
 use super::{INF, MATE, MAX_PLY, Searcher, encode, see};
+use crate::chess::movegen::noisy_moves;
 use crate::chess::values::{captured_value, mvv_lva};
 use crate::eval::Evaluator;
 
@@ -35,16 +36,11 @@ impl Searcher {
         }
         alpha = alpha.max(stand_pat);
 
-        let mut moves = pos.legal_moves();
-        if moves.is_empty() {
-            return if in_check {
-                -MATE + ply as i32
-            } else {
-                stand_pat
-            };
-        }
-        if !in_check {
-            moves.retain(|m| m.is_capture() || m.promotion() == Some(Role::Queen));
+        // Out of check a position without captures returns the stand-pat score, whether
+        // it has quiet moves or is stalemate: only the noisy moves are generated.
+        let mut moves = noisy_moves(pos);
+        if moves.is_empty() && in_check {
+            return -MATE + ply as i32;
         }
         let mut scores = [0i32; MAX_MOVES];
         for (s, &m) in scores.iter_mut().zip(moves.iter()) {
