@@ -1,9 +1,10 @@
 //! Chess primitives shared by every later module, one home for each rule: whether a move
 //! gives check ([`check`]), FEN text in and out ([`fen`]), UCI move text ([`moves`]),
-//! Zobrist keys ([`hash`]), the quiescence search's captures ([`movegen`]), the FNV-1a byte hash of stored checksums and fingerprints
-//! ([`fnv`]), how a game ends ([`game`]), PGN output ([`pgn`]), the seeded random numbers
-//! the players, the opening generator and the trainer draw, with their bit mixer
-//! ([`rng`]), and piece values with the MVV-LVA order ([`values`]).
+//! Zobrist keys ([`hash`]), the quiescence search's captures ([`movegen`]), the FNV-1a
+//! byte hash of stored checksums and fingerprints ([`fnv`]), how a game ends ([`game`]),
+//! PGN output ([`pgn`]), the seeded random numbers the players, the opening generator and
+//! the trainer draw, with their bit mixer ([`rng`]), and piece values with the MVV-LVA
+//! order ([`values`]).
 
 pub mod check;
 pub mod fen;

@@ -36,9 +36,14 @@ impl Searcher {
         }
         alpha = alpha.max(stand_pat);
 
-        // Out of check a position without captures returns the stand-pat score, whether
-        // it has quiet moves or is stalemate: only the noisy moves are generated.
-        let mut moves = noisy_moves(pos);
+        // In check every evasion is searched. Out of check only the noisy moves are
+        // generated: a position without them returns the stand-pat score, whether it has
+        // quiet moves or is stalemate.
+        let mut moves = if in_check {
+            pos.legal_moves()
+        } else {
+            noisy_moves(pos)
+        };
         if moves.is_empty() && in_check {
             return -MATE + ply as i32;
         }
