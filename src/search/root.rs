@@ -9,6 +9,7 @@ use shakmaty::{Chess, Move, MoveList, Position};
 use super::mate::{self, MateLimits, MateSearcher};
 use super::params::{ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH};
 use super::searcher::bounded;
+use super::tablebase::Outcome;
 use super::time;
 use super::tt::{Bound, NO_EVAL, score_to_tt};
 use super::{
@@ -336,7 +337,7 @@ impl Searcher {
         if root.board().occupied().count() > tb.max_pieces() || root.castles().any() {
             return None;
         }
-        let (m, dtz) = tb.best_move(root)?;
+        let (m, outcome, dtz) = tb.best_move(root)?;
         if !limits.searchmoves.is_empty() && !limits.searchmoves.contains(&m) {
             return None;
         }
@@ -344,10 +345,11 @@ impl Searcher {
             return None;
         }
         self.tbhits += 1;
-        let score = match dtz.signum() {
-            1 => TB_WIN - dtz.min(100),
-            -1 => -TB_WIN + (-dtz).min(100),
-            _ => 0,
+        let plies = dtz.min(100) as i32;
+        let score = match outcome {
+            Outcome::Win => TB_WIN - plies,
+            Outcome::Loss => -TB_WIN + plies,
+            Outcome::Draw => 0,
         };
         let report = Info {
             depth: 1,

@@ -73,11 +73,23 @@ impl Tablebases {
     }
 
     /// The root move the tables choose (the best by DTZ, the fifty-move rule respected)
-    /// and its DTZ: positive when winning, negative when losing, 0 for a draw; `None` when
-    /// the tables cannot tell.
-    pub fn best_move(&self, pos: &Chess) -> Option<(Move, i32)> {
-        let (m, dtz) = self.inner.best_move(pos).ok()??;
-        Some((m, dtz.ignore_rounding().0))
+    /// and the root's value for the side to move: its outcome under the fifty-move rule,
+    /// the halfmove clock counted, and its distance to zeroing in plies. `None` when the
+    /// tables cannot tell.
+    pub fn best_move(&self, pos: &Chess) -> Option<(Move, Outcome, u32)> {
+        use shakmaty::Position;
+        // shakmaty-syzygy's DTZ beside the move is the position after it, the opponent's
+        // view; the root's own probe gives the root's value for the side to move.
+        let (m, _) = self.inner.best_move(pos).ok()??;
+        let wdl = self.wdl(pos)?;
+        let dtz = self.dtz(pos)?.unsigned_abs();
+        let in_time = dtz + pos.halfmoves() <= 100;
+        let outcome = match wdl {
+            2 if in_time => Outcome::Win,
+            -2 if in_time => Outcome::Loss,
+            _ => Outcome::Draw,
+        };
+        Some((m, outcome, dtz))
     }
 
     /// The WDL value of `pos` as if its halfmove clock were zero, the side to move's view:
@@ -120,7 +132,7 @@ impl Tablebases {
     }
 
     /// No tables: nothing known.
-    pub fn best_move(&self, _pos: &Chess) -> Option<(Move, i32)> {
+    pub fn best_move(&self, _pos: &Chess) -> Option<(Move, Outcome, u32)> {
         None
     }
 }
@@ -170,6 +182,73 @@ mod tests {
             checked += 1;
         }
         assert_eq!(checked, 35_000);
+    }
+
+    /// The score the engine reports at a root inside the tables has the sign of
+    /// python-chess's WDL probe of that root (`scripts/golden_syzygy.py`), for either side
+    /// to move, wins, losses and draws; and a win or loss the halfmove clock puts beyond
+    /// the fifty-move rule (DTZ + clock > 100, a cursed win or blessed loss) is a draw.
+    #[test]
+    fn root_scores_have_the_sign_of_python_chess_probes() {
+        use std::sync::Arc;
+
+        use shakmaty::Position;
+
+        use crate::eval::Evaluator;
+        use crate::search::{Limits, Score, Searcher, TB_WIN};
+
+        let Some((tb, _)) = shared_tables() else {
+            return;
+        };
+        let tb = Arc::new(tb);
+        let mut searcher = Searcher::new(Arc::new(Evaluator::builtin("material").unwrap()), 1);
+        searcher.set_tablebase(Some(tb.clone()));
+        let limits = Limits {
+            depth: Some(1),
+            ..Limits::default()
+        };
+        let mut score_of = |fen: &str| {
+            let pos = crate::chess::fen::parse_position(fen).unwrap();
+            if pos.legal_moves().is_empty() {
+                return None;
+            }
+            match searcher.search(&pos, &[], &limits, &mut |_| {}).score {
+                Score::Cp(cp) => Some(cp),
+                Score::Mate(m) => panic!("{fen}: mate {m} from a tablebase root"),
+            }
+        };
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut text = String::new();
+        zstd::Decoder::new(std::fs::File::open(root.join("tests/golden/syzygy.csv.zst")).unwrap())
+            .unwrap()
+            .read_to_string(&mut text)
+            .unwrap();
+        let mut seen = [[0; 3]; 2];
+        for line in text.lines().skip(1).step_by(5) {
+            let f: Vec<&str> = line.split(',').collect();
+            let (fen, wdl, dtz): (&str, i32, i32) =
+                (f[0], f[1].parse().unwrap(), f[2].parse().unwrap());
+            let Some(cp) = score_of(fen) else { continue };
+            let white = fen.split(' ').nth(1) == Some("w");
+            seen[usize::from(white)][(wdl.signum() + 1) as usize] += 1;
+            match wdl {
+                2 => assert!(cp > TB_WIN - 101, "{fen}: a win scored {cp}"),
+                -2 => assert!(cp < -TB_WIN + 101, "{fen}: a loss scored {cp}"),
+                _ => assert_eq!(cp, 0, "{fen}: a draw scored {cp}"),
+            }
+            // The same root with the clock run so far that the fifty-move rule comes first.
+            if wdl != 0 && dtz.abs() >= 4 {
+                let late = 100 - dtz.abs() + 2;
+                let fen = fen.replace(" 0 1", &format!(" {late} 60"));
+                assert_eq!(score_of(&fen), Some(0), "{fen}: cursed by the clock");
+            }
+        }
+        for (colour, counts) in ["black", "white"].iter().zip(seen) {
+            assert!(
+                counts.iter().all(|&n| n >= 10),
+                "{colour} to move: {counts:?}"
+            );
+        }
     }
 
     /// From won 3- and 4-piece starts, the engine with the tables, playing both sides,

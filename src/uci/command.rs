@@ -41,8 +41,11 @@ pub enum UciError {
         /// What is wrong with it.
         reason: String,
     },
-    /// `position … moves` with a move that is illegal where it is played.
-    #[error("position: move {number} ({uci}) is illegal")]
+    /// `position … moves` with a move that is illegal where it is played (the moves
+    /// before it are kept).
+    #[error(
+        "position: move {number} ({uci}) is illegal; the position after the moves before it is kept"
+    )]
     IllegalMove {
         /// 1-based index in the move list.
         number: usize,
@@ -269,8 +272,13 @@ pub struct Game {
 }
 
 impl Game {
-    /// Builds the game of a `position` command, checking every move.
-    pub fn from_command(fen: Option<&str>, moves: &[UciMove]) -> Result<Game, UciError> {
+    /// Builds the game of a `position` command. A FEN that is not a legal position is
+    /// refused; a move list is checked move by move and, as Stockfish does, its legal
+    /// prefix is kept: the game and the refused move's error come back together.
+    pub fn from_command(
+        fen: Option<&str>,
+        moves: &[UciMove],
+    ) -> Result<(Game, Option<UciError>), UciError> {
         let mut position: Chess = match fen {
             None => Chess::default(),
             // A GUI's FEN with castling rights or an en passant square that do not fit
@@ -286,14 +294,17 @@ impl Game {
         };
         let mut history = Vec::with_capacity(moves.len());
         for (i, uci) in moves.iter().enumerate() {
-            let m = uci.to_move(&position).map_err(|_| UciError::IllegalMove {
-                number: i + 1,
-                uci: uci.to_string(),
-            })?;
+            let Ok(m) = uci.to_move(&position) else {
+                let refused = UciError::IllegalMove {
+                    number: i + 1,
+                    uci: uci.to_string(),
+                };
+                return Ok((Game { position, history }, Some(refused)));
+            };
             history.push(hash::key(&position));
             position.play_unchecked(m);
         }
-        Ok(Game { position, history })
+        Ok((Game { position, history }, None))
     }
 }
 

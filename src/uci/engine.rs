@@ -13,13 +13,70 @@ use crate::search::tablebase::Tablebases;
 
 use super::ENGINE_NAME;
 use super::book::Book;
-use super::command::{Command, Game, Go, limits, parse};
+use super::command::{Command, Game, Go, UciError, limits, parse};
 use super::output::{Output, error_chain};
 use super::worker::{GoJob, Job, search_thread};
 use crate::chess::rng::SplitMix;
 use crate::eval::Evaluator;
 use crate::players::Player;
-use crate::search::{Control, MAX_THREADS};
+use crate::search::{Control, Limits, MAX_THREADS};
+
+/// Why the engine refused a command (it answers `info string error: …` and goes on).
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    /// The line itself is malformed, or names an impossible position or move.
+    #[error(transparent)]
+    Uci(#[from] UciError),
+    /// A command that must wait until the search ends.
+    #[error("{0}: not allowed while searching")]
+    Busy(&'static str),
+    /// `go` while an infinite or pondering search runs.
+    #[error("go: already searching (send stop first)")]
+    AlreadySearching,
+    /// `go` after a `position` that was refused: no position to search.
+    #[error("go: no position (the last position command was refused); bestmove 0000")]
+    NoPosition,
+    /// `setoption` with a name the engine does not have.
+    #[error("unknown option {0:?}")]
+    UnknownOption(String),
+    /// A spin option's value that is no number.
+    #[error("option {name}: {value:?} is not a number")]
+    NotANumber {
+        /// The option.
+        name: String,
+        /// The value given.
+        value: String,
+    },
+    /// A spin option's value out of its range.
+    #[error("option {name}: {value} is outside {min}..={max}")]
+    OutOfRange {
+        /// The option.
+        name: String,
+        /// The value given.
+        value: u64,
+        /// Smallest allowed.
+        min: u64,
+        /// Largest allowed.
+        max: u64,
+    },
+    /// A check option's value that is neither true nor false.
+    #[error("option {name}: expected true or false, got {value:?}")]
+    NotABool {
+        /// The option.
+        name: String,
+        /// The value given.
+        value: String,
+    },
+    /// An option naming something that could not be loaded (evaluator, book, tables).
+    #[error("option {name}")]
+    Load {
+        /// The option.
+        name: &'static str,
+        /// Why it could not be loaded.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+}
 
 /// UCI option values kept by the reader thread.
 struct Options {
@@ -52,7 +109,8 @@ struct Engine {
     go_seq: u64,
     /// `stop` applies to every `go` up to this number.
     stopped_up_to: Arc<AtomicU64>,
-    game: Game,
+    /// The position to search; `None` after a `position` command that was refused.
+    game: Option<Game>,
     options: Options,
     /// The last `go` was infinite or ponder.
     unbounded: bool,
@@ -99,25 +157,37 @@ impl Engine {
         out.line("uciok");
     }
 
-    fn set_option(&mut self, name: &str, value: Option<String>) -> Result<(), String> {
+    fn set_option(&mut self, name: &str, value: Option<String>) -> Result<(), CommandError> {
         let value = value.unwrap_or_default();
-        let spin = |min: u64, max: u64| -> Result<u64, String> {
-            let v: u64 = value
-                .trim()
-                .parse()
-                .map_err(|_| format!("option {name}: {value:?} is not a number"))?;
+        let spin = |min: u64, max: u64| -> Result<u64, CommandError> {
+            let v: u64 = value.trim().parse().map_err(|_| CommandError::NotANumber {
+                name: name.to_owned(),
+                value: value.clone(),
+            })?;
             if !(min..=max).contains(&v) {
-                return Err(format!("option {name}: {v} is outside {min}..={max}"));
+                return Err(CommandError::OutOfRange {
+                    name: name.to_owned(),
+                    value: v,
+                    min,
+                    max,
+                });
             }
             Ok(v)
         };
-        let check = || -> Result<bool, String> {
+        let check = || -> Result<bool, CommandError> {
             match value.trim().to_ascii_lowercase().as_str() {
                 "true" => Ok(true),
                 "false" => Ok(false),
-                other => Err(format!(
-                    "option {name}: expected true or false, got {other:?}"
-                )),
+                other => Err(CommandError::NotABool {
+                    name: name.to_owned(),
+                    value: other.to_owned(),
+                }),
+            }
+        };
+        let load = |name: &'static str| {
+            move |e: Box<dyn std::error::Error + Send + Sync>| CommandError::Load {
+                name,
+                source: e,
             }
         };
         let empty = |v: &str| v.trim().is_empty() || v.trim() == "<empty>";
@@ -142,8 +212,7 @@ impl Engine {
                 self.send(Job::Overhead(Duration::from_millis(ms)));
             }
             "evaluator" => {
-                let e = (self.resolve)(value.trim())
-                    .map_err(|e| format!("option Evaluator: {}", error_chain(&e)))?;
+                let e = (self.resolve)(value.trim()).map_err(|e| load("Evaluator")(e.into()))?;
                 self.out
                     .line(&format!("info string evaluator {}", e.name()));
                 self.options.evaluator = value.trim().to_owned();
@@ -155,7 +224,7 @@ impl Engine {
                     self.options.book = None;
                 } else {
                     let book = Book::load(Path::new(value.trim()))
-                        .map_err(|e| format!("option BookFile: {}", error_chain(&e)))?;
+                        .map_err(|e| load("BookFile")(e.into()))?;
                     self.out.line(&format!(
                         "info string book {} with {} entries",
                         value.trim(),
@@ -168,8 +237,8 @@ impl Engine {
                 if empty(&value) {
                     self.send(Job::Tablebase(None));
                 } else {
-                    let (tb, files) = Tablebases::load(value.trim())
-                        .map_err(|e| format!("option SyzygyPath: {e}"))?;
+                    let (tb, files) =
+                        Tablebases::load(value.trim()).map_err(|e| load("SyzygyPath")(e.into()))?;
                     self.out.line(&format!(
                         "info string syzygy: {files} tables, up to {} pieces",
                         tb.max_pieces()
@@ -181,24 +250,34 @@ impl Engine {
             "ponder" => {
                 check()?;
             }
-            _ => return Err(format!("unknown option {name:?}")),
+            _ => return Err(CommandError::UnknownOption(name.to_owned())),
         }
         Ok(())
     }
 
-    fn go(&mut self, go: Go) -> Result<(), String> {
+    fn go(&mut self, go: Go) -> Result<(), CommandError> {
         // Behind a bounded search the new one is queued (scripts piping several `go`
         // commands get every answer); the reader never waits, so `stop` and `quit` keep
         // working.
         if self.searching() && self.unbounded {
-            return Err("go: already searching (send stop first)".into());
+            return Err(CommandError::AlreadySearching);
         }
-        let limits = limits(&go, &self.game.position).map_err(|e| e.to_string())?;
-        let book_move = match &self.options.book {
-            Some(book) if self.options.own_book && !go.infinite && !go.ponder => {
-                book.pick(&self.game.position, random_seed())
+        // After a refused position the answer is `bestmove 0000`, in its turn behind any
+        // queued search: never a move for a position the GUI did not send.
+        let (limits, book_move) = match &self.game {
+            Some(game) => (
+                limits(&go, &game.position)?,
+                match &self.options.book {
+                    Some(book) if self.options.own_book && !go.infinite && !go.ponder => {
+                        book.pick(&game.position, random_seed())
+                    }
+                    _ => None,
+                },
+            ),
+            None => {
+                self.out.error(&CommandError::NoPosition.to_string());
+                (Limits::default(), None)
             }
-            _ => None,
         };
         self.control.pondering.store(go.ponder, Ordering::SeqCst);
         self.unbounded = go.infinite || go.ponder;
@@ -237,55 +316,60 @@ impl Engine {
                 return true;
             }
         };
-        let result = match cmd {
-            Command::Uci => {
-                self.uci();
-                Ok(())
+        let result = self.command(cmd);
+        match result {
+            Ok(true) => true,
+            Ok(false) => false,
+            Err(e) => {
+                self.out.error(&error_chain(&e));
+                true
             }
-            Command::Debug(_) | Command::Register => Ok(()),
+        }
+    }
+
+    /// Carries out one command; `Ok(false)` on `quit`.
+    fn command(&mut self, cmd: Command) -> Result<bool, CommandError> {
+        match cmd {
+            Command::Uci => self.uci(),
+            Command::Debug(_) | Command::Register => {}
             Command::IsReady => {
                 if self.searching() {
                     self.out.line("readyok");
                 } else {
                     self.send(Job::Ready);
                 }
-                Ok(())
             }
             Command::SetOption { name, value } => {
                 if self.searching() {
-                    Err("setoption: not allowed while searching".into())
-                } else {
-                    self.set_option(&name, value)
+                    return Err(CommandError::Busy("setoption"));
                 }
+                self.set_option(&name, value)?;
             }
             Command::UciNewGame => {
                 if self.searching() {
-                    Err("ucinewgame: not allowed while searching".into())
-                } else {
-                    self.game = Game::default();
-                    self.send(Job::NewGame);
-                    Ok(())
+                    return Err(CommandError::Busy("ucinewgame"));
+                }
+                self.game = Some(Game::default());
+                self.send(Job::NewGame);
+            }
+            Command::Position { fen, moves } => {
+                // A refused FEN leaves no position; a refused move keeps the ones before.
+                self.game = None;
+                let (game, refused) = Game::from_command(fen.as_deref(), &moves)?;
+                self.game = Some(game);
+                if let Some(e) = refused {
+                    return Err(e.into());
                 }
             }
-            Command::Position { fen, moves } => Game::from_command(fen.as_deref(), &moves)
-                .map(|g| self.game = g)
-                .map_err(|e| e.to_string()),
-            Command::Go(go) => self.go(go),
-            Command::Stop => {
-                self.stop();
-                Ok(())
-            }
+            Command::Go(go) => self.go(go)?,
+            Command::Stop => self.stop(),
             Command::PonderHit => {
                 self.control.pondering.store(false, Ordering::SeqCst);
                 self.control.notify();
-                Ok(())
             }
-            Command::Quit => return false,
-        };
-        if let Err(e) = result {
-            self.out.error(&e);
+            Command::Quit => return Ok(false),
         }
-        true
+        Ok(true)
     }
 }
 
@@ -326,7 +410,7 @@ pub fn run(
         searches,
         go_seq: 0,
         stopped_up_to,
-        game: Game::default(),
+        game: Some(Game::default()),
         unbounded: false,
         options: Options {
             hash: 16,

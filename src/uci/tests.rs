@@ -88,25 +88,38 @@ fn game_from_position_command() {
         .iter()
         .map(|m| m.parse().unwrap())
         .collect();
-    let g = Game::from_command(None, &moves).unwrap();
+    let (g, refused) = Game::from_command(None, &moves).unwrap();
+    assert_eq!(refused, None);
     assert_eq!(g.history.len(), 3);
     assert_eq!(g.history[0], 0x463b_9618_1691_fc9c);
     assert_eq!(g.position.turn(), shakmaty::Color::Black);
-    let bad: Vec<UciMove> = vec!["e2e5".parse().unwrap()];
-    let e = Game::from_command(None, &bad).unwrap_err();
+    // An illegal move keeps the moves before it, as Stockfish does, and says which.
+    let bad: Vec<UciMove> = ["e2e4", "e7e5", "e1e3", "d7d5"]
+        .iter()
+        .map(|m| m.parse().unwrap())
+        .collect();
+    let (g, refused) = Game::from_command(None, &bad).unwrap();
+    let e = refused.unwrap();
     assert_eq!(
         e,
         UciError::IllegalMove {
-            number: 1,
-            uci: "e2e5".into()
+            number: 3,
+            uci: "e1e3".into()
         }
     );
-    assert!(e.to_string().contains("move 1 (e2e5) is illegal"), "{e}");
+    assert!(e.to_string().contains("move 3 (e1e3) is illegal"), "{e}");
+    assert_eq!(
+        crate::chess::fen::to_fen(&g.position),
+        "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
+    );
+    assert_eq!(g.history.len(), 2);
     assert!(Game::from_command(Some("not a fen"), &[]).is_err());
     // Kings missing: a FEN that parses but is no legal position.
     assert!(Game::from_command(Some("8/8/8/8/8/8/8/8 w - - 0 1"), &[]).is_err());
     // Castling rights without the rooks are dropped, not fatal.
-    let g = Game::from_command(Some("4k3/8/8/8/8/8/8/4K3 w KQkq - 0 1"), &[]).unwrap();
+    // The side not to move in check: no legal position.
+    assert!(Game::from_command(Some("8/8/8/4k3/8/8/8/Q3K3 w - - 0 1"), &[]).is_err());
+    let (g, _) = Game::from_command(Some("4k3/8/8/8/8/8/8/4K3 w KQkq - 0 1"), &[]).unwrap();
     assert!(!g.position.castles().any());
 }
 
@@ -118,7 +131,7 @@ fn limits_pick_the_side_to_move() {
         binc: Some(Duration::from_millis(30)),
         ..Go::default()
     };
-    let g = Game::from_command(None, &["e2e4".parse().unwrap()]).unwrap();
+    let (g, _) = Game::from_command(None, &["e2e4".parse().unwrap()]).unwrap();
     let l = limits(&go, &g.position).unwrap();
     let c = l.clock.unwrap();
     assert_eq!(
@@ -177,7 +190,7 @@ fn session_basics() {
         .find_map(|l| l.strip_prefix("bestmove "))
         .expect("bestmove");
     let m: UciMove = best.split_whitespace().next().unwrap().parse().unwrap();
-    let g = Game::from_command(None, &["e2e4".parse().unwrap()]).unwrap();
+    let (g, _) = Game::from_command(None, &["e2e4".parse().unwrap()]).unwrap();
     assert!(m.to_move(&g.position).is_ok(), "{best}");
 }
 
@@ -202,4 +215,42 @@ fn session_book_move() {
     ));
     assert!(text.contains("info string book move d2d4"), "{text}");
     assert!(text.contains("bestmove d2d4"), "{text}");
+}
+
+/// A refused FEN leaves no position (`go` answers `bestmove 0000`, in its turn after the
+/// search before it); an illegal move keeps the moves before it, and the engine says so.
+#[test]
+fn session_never_answers_for_another_position() {
+    let text = session(
+        "position startpos\ngo depth 2\n\
+         position fen 8/8/8/4k3/8/8/8/Q3K3 w - - 0 1\ngo depth 2\n\
+         position startpos moves e2e4 e7e5 e1e3\ngo depth 2\n",
+    );
+    let answers: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("bestmove "))
+        .collect();
+    assert_eq!(answers.len(), 3, "{text}");
+    assert_eq!(answers[1], "0000", "{text}");
+    assert!(text.contains("info string error: position fen"), "{text}");
+    assert!(
+        text.contains("info string error: go: no position"),
+        "{text}"
+    );
+    assert!(
+        text.contains("info string error: position: move 3 (e1e3) is illegal"),
+        "{text}"
+    );
+    let after: Vec<UciMove> = ["e2e4", "e7e5"]
+        .iter()
+        .map(|m| m.parse().unwrap())
+        .collect();
+    let (g, _) = Game::from_command(None, &after).unwrap();
+    let m: UciMove = answers[2]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(m.to_move(&g.position).is_ok(), "{text}");
 }

@@ -21,7 +21,8 @@ use crate::search::Limits;
 pub(super) struct GoJob {
     /// Number of this `go` (1, 2, ...), to tell which searches a `stop` applies to.
     pub(super) seq: u64,
-    pub(super) game: Game,
+    /// The position to search; `None` answers `bestmove 0000` (no valid position).
+    pub(super) game: Option<Game>,
     pub(super) limits: Limits,
     pub(super) book_move: Option<Move>,
 }
@@ -64,12 +65,13 @@ pub(super) fn search_thread(
                     limits,
                     book_move,
                 } = *job;
-                let (best, ponder) = match book_move {
-                    Some(m) => {
+                let (best, ponder) = match (book_move, game) {
+                    (_, None) => (None, None),
+                    (Some(m), _) => {
                         out.line(&format!("info string book move {}", uci(&m)));
                         (Some(m), None)
                     }
-                    None => {
+                    (None, Some(game)) => {
                         let r = player.choose(&game.position, &game.history, &limits, &mut |i| {
                             out.line(&info_line(i))
                         });

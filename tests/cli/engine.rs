@@ -333,10 +333,28 @@ cgtest!(malformed_input_keeps_the_engine_alive, |dir| {
         let line = e.expect("info string error: ");
         assert!(line.len() > "info string error: ".len(), "{bad}: {line}");
     }
-    // The failed position commands left the start position in place.
+    // `moves e2e4 e2e4` kept its legal prefix; the unparsable lines after it changed
+    // nothing: the answer is Black's, after 1.e4.
+    let mut after_e4 = Chess::default();
+    after_e4.play_unchecked(
+        "e2e4"
+            .parse::<UciMove>()
+            .unwrap()
+            .to_move(&after_e4)
+            .unwrap(),
+    );
     e.send("go depth 2");
     let m = e.bestmove().expect("a move");
-    assert!(m.to_move(&Chess::default()).is_ok());
+    assert!(m.to_move(&after_e4).is_ok(), "{m}");
+    // After a refused FEN there is no position: `go` answers 0000, until a valid one.
+    e.send("position fen 8/8/8/4k3/8/8/8/Q3K3 w - - 0 1");
+    e.expect("info string error: position fen");
+    e.send("go depth 2");
+    assert_eq!(e.bestmove(), None);
+    e.send("position startpos");
+    e.send("go depth 2");
+    let m = e.bestmove().expect("a move");
+    assert!(m.to_move(&Chess::default()).is_ok(), "{m}");
     e.send("isready");
     e.expect("readyok");
     e.quit();
@@ -500,6 +518,51 @@ cgtest!(hash_and_syzygy_options, |dir| {
         m.to_move(&position("8/8/8/4k3/8/8/4P3/4K3 w - - 0 1"))
             .is_ok()
     );
+    e.quit();
+});
+
+/// At a root inside the tables the score has the winner's sign, for either side to move:
+/// a GUI shows a won ending as won and a tournament manager adjudicates it so.
+#[cfg(feature = "syzygy")]
+cgtest!(tablebase_root_scores_have_the_winners_sign, |dir| {
+    let Some(tables) = crate::util::shared("syzygy") else {
+        return;
+    };
+    let mut e = Uci::start(&dir, &[]);
+    e.handshake();
+    e.send(&format!(
+        "setoption name SyzygyPath value {}",
+        tables.display()
+    ));
+    e.expect("info string syzygy:");
+    for (fen, sign) in [
+        ("8/8/8/4k3/8/8/8/R3K3 w - - 0 1", 1),
+        ("8/8/8/4k3/8/8/8/R3K3 b - - 0 1", -1),
+        ("r3k3/8/8/8/4K3/8/8/8 b - - 0 1", 1),
+        ("r3k3/8/8/8/4K3/8/8/8 w - - 0 1", -1),
+        ("8/8/8/4k3/8/8/8/1B2K3 w - - 0 1", 0),
+    ] {
+        e.send(&format!("position fen {fen}"));
+        e.send("go movetime 100");
+        let mut score = None;
+        loop {
+            let line = e.expect("");
+            if let Some(rest) = line.split(" score cp ").nth(1) {
+                score = rest
+                    .split_whitespace()
+                    .next()
+                    .map(|v| v.parse::<i32>().unwrap());
+            }
+            if line.starts_with("bestmove") {
+                break;
+            }
+        }
+        let score = score.unwrap_or_else(|| panic!("{fen}: no score\n{}", e.transcript.join("\n")));
+        assert_eq!(score.signum(), sign, "{fen}: score cp {score}");
+        if sign != 0 {
+            assert!(score.abs() > 20_000, "{fen}: score cp {score}");
+        }
+    }
     e.quit();
 });
 
