@@ -67,6 +67,10 @@ pub enum Error {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// `tune --name` names an evaluator the database already holds (and `--replace` was
+    /// not given).
+    #[error("the database already holds an evaluator named {0:?} (give --replace to replace it)")]
+    EvaluatorExists(String),
     /// A user-supplied value (option, name, condition) is invalid.
     #[error("{0}")]
     Invalid(String),

@@ -159,19 +159,25 @@ fn print_stored(out: &mut Out, s: &db::stats::Stats) -> std::io::Result<()> {
     if !s.evaluators.is_empty() {
         writeln!(
             out,
-            "\n{:>3} {:<20} {:>10} {:>10} {:>8}  stored (for --evaluator)",
-            "id", "evaluator", "valid loss", "test loss", "test τ"
+            "\n{:>3} {:<20} {:>14} {:>15} {:>13} {:>14}  stored (for --evaluator)",
+            "id",
+            "evaluator",
+            "valid fit loss",
+            "test Texel loss",
+            "test τ static",
+            "test τ qsearch"
         )?;
         for e in &s.evaluators {
             let m = |v: Option<f64>, d: usize| super::metric(v.unwrap_or(f64::NAN), d);
             writeln!(
                 out,
-                "{:>3} {:<20} {:>10} {:>10} {:>8}  {}",
+                "{:>3} {:<20} {:>14} {:>15} {:>13} {:>14}  {}",
                 e.id,
                 e.name,
                 m(e.valid_loss, 6),
                 m(e.test_loss, 6),
                 m(e.test_tau, 4),
+                m(e.test_tau_qsearch, 4),
                 e.created_at
             )?;
         }

@@ -10,6 +10,7 @@ use anyhow::Context;
 use chessgraph::db::evaluators;
 use chessgraph::db::labels::LabelChoice;
 use chessgraph::fit::split::Part;
+use chessgraph::measure::evaluate;
 use chessgraph::tune::{self, Options, TuneTarget};
 
 /// Arguments of `chessgraph tune`.
@@ -21,6 +22,9 @@ pub struct Args {
     /// Name of the tuned evaluator in the database [default: tuned-N].
     #[arg(long)]
     name: Option<String>,
+    /// Replace the stored evaluator of that name (without it, a taken name is refused).
+    #[arg(long)]
+    replace: bool,
     /// What to fit: `eval` (the Stockfish labels) or `result` (game results, PGN positions only).
     #[arg(long, value_enum, default_value_t = TargetArg::Eval)]
     target: TargetArg,
@@ -51,7 +55,7 @@ pub struct Args {
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
-    /// Print the result (settings chosen, losses and τ per part) as JSON instead of the tables.
+    /// Print the result (settings chosen, fit loss per part, the test part's measures) as JSON instead of the tables.
     #[arg(long)]
     json: bool,
 }
@@ -112,13 +116,16 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     .context("tune")?;
     bar.finish();
     print_tuned(&mut out, &tuned, &opts, &step_lines)?;
-    let id = evaluators::store(
-        &conn,
-        &tuned.evaluator,
-        tuned.valid.loss,
-        tuned.test.loss,
-        tuned.test.tau,
-    )?;
+    let held_out = held_out(db_path, &conn, &labels, &tuned, &opts, args.quiet)?;
+    print_held_out(&mut out, &held_out)?;
+    let tuned_test = held_out.as_ref().map(|[t, _]| t);
+    let measures = evaluators::Measures {
+        valid_fit_loss: tuned.valid.fit_loss,
+        test_loss: tuned_test.map_or(f64::NAN, |r| r.static_eval.texel_loss),
+        test_tau: tuned_test.map_or(f64::NAN, |r| r.static_eval.tau),
+        test_tau_qsearch: tuned_test.map_or(f64::NAN, |r| r.qsearch.tau),
+    };
+    let id = evaluators::store(&conn, &tuned.evaluator, &measures, args.replace)?;
     writeln!(
         out,
         "\nstored as evaluator #{id} {:?}; tuning took {:.2} s",
@@ -134,7 +141,74 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     }
     if args.json {
         drop(out);
-        print_json(id, &tuned)?;
+        print_json(id, &tuned, held_out.as_ref())?;
+    }
+    Ok(())
+}
+
+/// The tuned and the start evaluator on the test part, measured exactly as `chessgraph
+/// eval` measures them (same positions, same K, same definitions); `None` when the test
+/// part has no labelled position.
+fn held_out(
+    db_path: &Path,
+    conn: &rusqlite::Connection,
+    labels: &LabelChoice,
+    tuned: &tune::Tuned,
+    opts: &Options,
+    quiet: bool,
+) -> anyhow::Result<Option<[evaluate::Report; 2]>> {
+    let samples = evaluate::read_db(conn, Some(Part::Test), None, labels)
+        .with_context(|| format!("reading the test part of {}", db_path.display()))?;
+    if samples.is_empty() {
+        return Ok(None);
+    }
+    let k = evaluate::fit_k(&samples);
+    let bar = Progress::new(
+        "measure",
+        Unit::Items("positions"),
+        Some(2 * samples.len() as u64),
+        quiet,
+    );
+    let report = |e: &chessgraph::eval::Evaluator| {
+        let scores = evaluate::score(e, &samples, None, &bar);
+        evaluate::measure(e.name(), &samples, &scores, None, k)
+    };
+    let reports = [report(&tuned.evaluator), report(&opts.start)];
+    bar.finish();
+    Ok((reports[0].labelled > 0).then_some(reports))
+}
+
+/// The test part's measures as `eval` prints them, for the tuned and the start evaluator.
+fn print_held_out(
+    out: &mut dyn Write,
+    held_out: &Option<[evaluate::Report; 2]>,
+) -> anyhow::Result<()> {
+    let Some(reports) = held_out else {
+        writeln!(
+            out,
+            "\nno labelled position in the test part: nothing to measure"
+        )?;
+        return Ok(());
+    };
+    writeln!(
+        out,
+        "\ntest part, as `chessgraph eval` measures it ({} positions with a centipawn label, K = {:.6}):",
+        reports[0].labelled, reports[0].k
+    )?;
+    writeln!(
+        out,
+        "{:<16} {:>9} {:>9} {:>11}",
+        "evaluator", "τ static", "τ qsearch", "Texel loss"
+    )?;
+    for r in reports {
+        writeln!(
+            out,
+            "{:<16} {:>9} {:>9} {:>11}",
+            r.evaluator,
+            super::metric(r.static_eval.tau, 4),
+            super::metric(r.qsearch.tau, 4),
+            super::metric(r.static_eval.texel_loss, 6)
+        )?;
     }
     Ok(())
 }
@@ -151,6 +225,10 @@ fn options(db_path: &Path, conn: &rusqlite::Connection, args: &Args) -> anyhow::
     );
     let name = match args.name.clone() {
         Some(n) if n.trim().is_empty() => anyhow::bail!("--name must not be empty"),
+        // Refused before the work, not after it: a taken name needs --replace.
+        Some(n) if !args.replace && evaluators::exists(conn, &n)? => {
+            return Err(chessgraph::Error::EvaluatorExists(n).into());
+        }
         Some(n) => n,
         None => evaluators::next_name(conn)?,
     };
@@ -208,8 +286,8 @@ fn print_tuned(
     )?;
     writeln!(
         out,
-        "\n{:<6} {:>8} {:>10} {:>10} {:>8} {:>8}",
-        "part", "n", "loss", "start", "τ", "start τ"
+        "\n{:<6} {:>8} {:>10} {:>10}",
+        "part", "n", "fit loss", "start"
     )?;
     for (name, m) in [
         ("train", &tuned.train),
@@ -218,12 +296,10 @@ fn print_tuned(
     ] {
         writeln!(
             out,
-            "{name:<6} {:>8} {:>10} {:>10} {:>8} {:>8}",
+            "{name:<6} {:>8} {:>10} {:>10}",
             m.n,
-            super::metric(m.loss, 6),
-            super::metric(m.start_loss, 6),
-            super::metric(m.tau, 4),
-            super::metric(m.start_tau, 4)
+            super::metric(m.fit_loss, 6),
+            super::metric(m.start_fit_loss, 6)
         )?;
     }
     // With fewer positions than weights the ridge, not the data, decides most of them.
@@ -238,8 +314,8 @@ fn print_tuned(
     }
     writeln!(
         out,
-        "loss: Texel loss against the {} with the rounded weights; τ: Kendall τ-b of the static \
-         evaluation against centipawn labels; start: {}",
+        "fit loss: the tuner's objective against the {}, with the rounded weights, where it \
+         fits (the quiescence leaves unless --no-leaves); start: {}",
         match opts.target {
             TuneTarget::Eval => "labels",
             TuneTarget::Result => "game results",
@@ -250,7 +326,11 @@ fn print_tuned(
 }
 
 /// The run as one JSON document on standard output (`--json`).
-fn print_json(id: i64, tuned: &tune::Tuned) -> anyhow::Result<()> {
+fn print_json(
+    id: i64,
+    tuned: &tune::Tuned,
+    held_out: Option<&[evaluate::Report; 2]>,
+) -> anyhow::Result<()> {
     let doc = serde_json::json!({
         "id": id,
         "name": tuned.evaluator.name(),
@@ -263,6 +343,8 @@ fn print_json(id: i64, tuned: &tune::Tuned) -> anyhow::Result<()> {
         "train": tuned.train,
         "valid": tuned.valid,
         "test": tuned.test,
+        "test_eval": held_out.map(|[t, _]| t),
+        "test_eval_start": held_out.map(|[_, s]| s),
         "seconds": tuned.elapsed.as_secs_f64(),
     });
     let mut stdout = std::io::stdout().lock();

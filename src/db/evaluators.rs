@@ -14,37 +14,68 @@ pub struct Stored {
     pub id: i64,
     /// Unique name.
     pub name: String,
-    /// Texel loss on the validation part.
+    /// The tuner's fit loss on the validation part.
     pub valid_loss: Option<f64>,
-    /// Texel loss on the test part.
+    /// Texel loss of the static evaluation on the test part, as `eval` measures it.
     pub test_loss: Option<f64>,
-    /// Kendall τ-b (static) on the test part.
+    /// Kendall τ-b of the static evaluation on the test part, as `eval` measures it.
     pub test_tau: Option<f64>,
+    /// Kendall τ-b after quiescence on the test part, as `eval` measures it.
+    pub test_tau_qsearch: Option<f64>,
     /// When it was stored (UTC).
     pub created_at: String,
 }
 
-/// Stores `evaluator` (replacing one of the same name) with its measures; returns its id.
+/// A stored evaluator's measures: the tuner's fit loss on the validation part, and `eval`'s
+/// measures on the test part (NaN when unknown).
+#[derive(Clone, Copy, Debug)]
+pub struct Measures {
+    /// The tuner's fit loss on the validation part.
+    pub valid_fit_loss: f64,
+    /// Texel loss of the static evaluation on the test part.
+    pub test_loss: f64,
+    /// Kendall τ-b of the static evaluation on the test part.
+    pub test_tau: f64,
+    /// Kendall τ-b after quiescence on the test part.
+    pub test_tau_qsearch: f64,
+}
+
+/// Whether an evaluator named `name` is stored.
+pub fn exists(conn: &Connection, name: &str) -> Result<bool> {
+    Ok(conn
+        .query_row("SELECT 1 FROM evaluators WHERE name = ?1", [name], |_| {
+            Ok(())
+        })
+        .optional()?
+        .is_some())
+}
+
+/// Stores `evaluator` with its measures; returns its id. One of the same name is replaced
+/// only with `replace`, else [`Error::EvaluatorExists`].
 pub fn store(
     conn: &Connection,
     evaluator: &Evaluator,
-    valid_loss: f64,
-    test_loss: f64,
-    test_tau: f64,
+    measures: &Measures,
+    replace: bool,
 ) -> Result<i64> {
+    if !replace && exists(conn, evaluator.name())? {
+        return Err(Error::EvaluatorExists(evaluator.name().to_owned()));
+    }
     let finite = |v: f64| v.is_finite().then_some(v);
     conn.execute(
-        "INSERT INTO evaluators (name, json, valid_loss, test_loss, test_tau, created_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) \
+        "INSERT INTO evaluators (name, json, valid_loss, test_loss, test_tau, test_tau_qsearch, \
+           created_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) \
          ON CONFLICT(name) DO UPDATE SET json = excluded.json, valid_loss = excluded.valid_loss, \
            test_loss = excluded.test_loss, test_tau = excluded.test_tau, \
-           created_at = excluded.created_at",
+           test_tau_qsearch = excluded.test_tau_qsearch, created_at = excluded.created_at",
         params![
             evaluator.name(),
             file::to_string(evaluator)?,
-            finite(valid_loss),
-            finite(test_loss),
-            finite(test_tau)
+            finite(measures.valid_fit_loss),
+            finite(measures.test_loss),
+            finite(measures.test_tau),
+            finite(measures.test_tau_qsearch)
         ],
     )?;
     Ok(conn.query_row(
@@ -78,7 +109,8 @@ pub fn load(conn: &Connection, name: &str) -> Result<Option<Evaluator>> {
 /// Every stored evaluator, oldest first.
 pub fn list(conn: &Connection) -> Result<Vec<Stored>> {
     let mut stmt = conn.prepare(
-        "SELECT id, name, valid_loss, test_loss, test_tau, created_at FROM evaluators ORDER BY id",
+        "SELECT id, name, valid_loss, test_loss, test_tau, test_tau_qsearch, created_at \
+         FROM evaluators ORDER BY id",
     )?;
     let rows = stmt.query_map([], |r| {
         Ok(Stored {
@@ -87,7 +119,8 @@ pub fn list(conn: &Connection) -> Result<Vec<Stored>> {
             valid_loss: r.get(2)?,
             test_loss: r.get(3)?,
             test_tau: r.get(4)?,
-            created_at: r.get(5)?,
+            test_tau_qsearch: r.get(5)?,
+            created_at: r.get(6)?,
         })
     })?;
     rows.collect::<std::result::Result<_, _>>()

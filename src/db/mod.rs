@@ -28,6 +28,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0005_labels.sql"),
     include_str!("../../migrations/0006_tournaments.sql"),
     include_str!("../../migrations/0007_positions_game.sql"),
+    include_str!("../../migrations/0008_evaluator_measures.sql"),
 ];
 
 /// `PRAGMA application_id` of a chessgraph database ("CHGR"), set when chessgraph

@@ -250,22 +250,25 @@ fn evaluators_section(conn: &Connection, md: &mut String) -> Result<()> {
     );
     let _ = writeln!(
         md,
-        "Texel loss on the validation and test parts and Kendall τ-b of the static evaluation \
-         on the test part, as `tune` measured them with the rounded weights.\n"
+        "The tuner's fit loss on the validation part, and on the test part the Texel loss and \
+         Kendall τ-b of the static evaluation and τ after quiescence, as `chessgraph eval` \
+         measures them.\n"
     );
     let _ = writeln!(
         md,
-        "| evaluator | valid loss | test loss | test τ | date |\n| --- | ---: | ---: | ---: | --- |"
+        "| evaluator | valid fit loss | test Texel loss | test τ static | test τ qsearch | date |\n\
+         | --- | ---: | ---: | ---: | ---: | --- |"
     );
     let cell = |v: Option<f64>, d: usize| v.map_or(String::new(), |v| format!("{v:.d$}"));
     for e in &list {
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} |",
             e.name.replace('|', "\\|"),
             cell(e.valid_loss, 6),
             cell(e.test_loss, 6),
             cell(e.test_tau, 4),
+            cell(e.test_tau_qsearch, 4),
             e.created_at
         );
     }

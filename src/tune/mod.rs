@@ -29,7 +29,11 @@
 //!
 //! The reported losses are computed with the rounded (integer) weights through
 //! [`Evaluator::evaluate_terms`], the very function the engine's evaluation equals, so the
-//! numbers describe the exported evaluator exactly.
+//! numbers describe the exported evaluator exactly. They are the *fit loss*, measured
+//! where the tuner fits (the quiescence leaves of the start evaluator); how well the tuned
+//! evaluator agrees with the labels as the engine uses it (τ, r, RMSE, Texel loss of the
+//! static evaluation and after quiescence) is `chessgraph eval`'s measure, which `tune`
+//! also prints for the test part.
 
 mod data;
 mod solve;
@@ -45,7 +49,7 @@ use rayon::prelude::*;
 use crate::eval::layout::{STUDY_KING_SAFETY, STUDY_MOBILITY};
 use crate::eval::{Evaluator, Provenance, TERM_COUNT, Weights};
 use crate::fit::linalg::{cholesky, cholesky_solve};
-use crate::fit::metrics::{kendall_tau_b, sigmoid};
+use crate::fit::metrics::sigmoid;
 use crate::fit::split::Part;
 use crate::{Error, Result};
 use solve::{Targets, normal_equations};
@@ -132,19 +136,18 @@ pub struct Step {
     pub positions_per_sec: f64,
 }
 
-/// Losses and agreement of the tuned (rounded) evaluator on one part.
+/// The tuner's objective for the tuned (rounded) evaluator on one part: the fit loss.
+/// It is measured where the tuner fits (at the quiescence leaves, unless `--no-leaves`),
+/// so it is not `eval`'s Texel loss; `chessgraph eval` measures the evaluator as used.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct PartMetrics {
     /// Positions in the part that take part in the target.
     pub n: usize,
-    /// Texel loss against the target (`σ(K·label)` or the result).
-    pub loss: f64,
+    /// Fit loss: mean (σ(K·eval) − target)² against the target (`σ(K·label)` or the
+    /// result), K the tuner's.
+    pub fit_loss: f64,
     /// The same loss for the starting evaluator.
-    pub start_loss: f64,
-    /// Kendall τ-b of the static evaluation against centipawn labels (mates left out).
-    pub tau: f64,
-    /// The same τ for the starting evaluator.
-    pub start_tau: f64,
+    pub start_fit_loss: f64,
 }
 
 /// What `tune` produced.
@@ -328,40 +331,25 @@ pub fn tune(set: &TuneSet, opts: &Options, progress: &mut dyn FnMut(&Step)) -> R
         weights.mg[t] = round_weight(w[t]);
         weights.eg[t] = round_weight(w[TERM_COUNT + t]);
     }
-    let measure = |rows: &[usize], e: &Evaluator| -> (f64, f64) {
+    let measure = |rows: &[usize], e: &Evaluator| -> f64 {
         if rows.is_empty() {
-            return (f64::NAN, f64::NAN);
+            return f64::NAN;
         }
         let evals: Vec<f64> = rows
             .iter()
             .map(|&i| f64::from(set.evaluate(e, i)))
             .collect();
-        let loss = rows
-            .iter()
+        rows.iter()
             .zip(&evals)
             .map(|(&i, &v)| (sigmoid(k * v) - targets.measure(i, opts.target)).powi(2))
             .sum::<f64>()
-            / rows.len() as f64;
-        // τ against centipawn labels only (mate labels are mapped, not measured).
-        let (x, y): (Vec<f64>, Vec<f64>) = rows
-            .iter()
-            .zip(&evals)
-            .filter(|&(&i, _)| set.label[i].is_finite() && set.label[i].abs() < MATE_LABEL_CP)
-            .map(|(&i, &v)| (v, set.label[i]))
-            .unzip();
-        (loss, kendall_tau_b(&x, &y))
+            / rows.len() as f64
     };
     let provisional = Evaluator::new(opts.name.clone(), Provenance::default(), weights.clone());
-    let part_metrics = |rows: &[usize]| {
-        let (loss, tau) = measure(rows, &provisional);
-        let (start_loss, start_tau) = measure(rows, &opts.start);
-        PartMetrics {
-            n: rows.len(),
-            loss,
-            start_loss,
-            tau,
-            start_tau,
-        }
+    let part_metrics = |rows: &[usize]| PartMetrics {
+        n: rows.len(),
+        fit_loss: measure(rows, &provisional),
+        start_fit_loss: measure(rows, &opts.start),
     };
     let (m_train, m_valid, m_test) = (
         part_metrics(&train),
@@ -371,7 +359,7 @@ pub fn tune(set: &TuneSet, opts: &Options, progress: &mut dyn FnMut(&Step)) -> R
     let provenance = Provenance {
         db: Some(opts.db.clone()),
         positions: Some(train.len() as u64),
-        loss: Some(round6(m_valid.loss)),
+        loss: Some(round6(m_valid.fit_loss)),
         date: Some(today()),
         extra: [
             ("method", serde_json::json!("texel-gauss-newton-ridge")),
@@ -383,8 +371,7 @@ pub fn tune(set: &TuneSet, opts: &Options, progress: &mut dyn FnMut(&Step)) -> R
             ("steps", serde_json::json!(steps.len())),
             ("valid_positions", serde_json::json!(valid.len())),
             ("test_positions", serde_json::json!(test.len())),
-            ("test_loss", serde_json::json!(round6(m_test.loss))),
-            ("test_tau", serde_json::json!(round6(m_test.tau))),
+            ("test_fit_loss", serde_json::json!(round6(m_test.fit_loss))),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v))

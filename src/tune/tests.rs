@@ -40,7 +40,7 @@ fn tuned_model_equals_exported_evaluator() {
     // No game results in the fixture: K is the default.
     assert_eq!((tuned.k, tuned.k_positions), (DEFAULT_K, 0));
     assert!(
-        tuned.valid.loss < tuned.valid.start_loss,
+        tuned.valid.fit_loss < tuned.valid.start_fit_loss,
         "{:?}",
         tuned.valid
     );

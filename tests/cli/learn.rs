@@ -113,6 +113,35 @@ cgtest!(tune_exports_an_evaluator_that_eval_reads_back, |dir| {
         md.contains("Evaluators against the labels") && md.contains("tau_qs"),
         "{md}"
     );
+    // One definition of each figure: the τ and Texel loss that `tune` prints and stores
+    // for the test part are `eval`'s, and the report's table shows the same numbers.
+    let tuned = dir.ok(&["tune", "--json", "--name", "again", "--max-steps", "2"]);
+    let tuned: serde_json::Value = serde_json::from_str(&tuned).unwrap();
+    let eval = dir.ok(&["eval", "--evaluator", "again", "--json"]);
+    let eval: serde_json::Value = serde_json::from_str(&eval).unwrap();
+    for key in ["static_eval", "qsearch", "labelled", "k"] {
+        assert_eq!(tuned["test_eval"][key], eval[0][key], "{key}");
+    }
+    let tau = eval[0]["static_eval"]["tau"].as_f64().unwrap();
+    let tau_qs = eval[0]["qsearch"]["tau"].as_f64().unwrap();
+    assert!(tau > 0.2 && tau != tau_qs, "{tau} {tau_qs}");
+    let md = dir.ok(&["report"]);
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| again |"))
+        .unwrap_or_else(|| panic!("{md}"));
+    assert!(
+        row.contains(&format!("| {tau:.4} | {tau_qs:.4} |")),
+        "{row}"
+    );
+    // A taken name is refused unless --replace says so.
+    let e = fails(&dir, &["tune", "--name", "again", "--max-steps", "1"]);
+    assert!(
+        e.contains("already holds an evaluator named \"again\"") && e.contains("--replace"),
+        "{e}"
+    );
+    let out = dir.ok(&["tune", "--name", "again", "--replace", "--max-steps", "1"]);
+    assert!(out.contains("stored as evaluator #2 \"again\""), "{out}");
     // Bad options.
     let e = fails(&dir, &["tune", "--lambdas", "1.5"]);
     assert!(e.contains("1.5"), "{e}");
