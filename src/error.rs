@@ -58,6 +58,9 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// CSV could not be written (the I/O error kept as the cause).
+    #[error("writing CSV")]
+    Csv(#[from] csv::Error),
     /// A columnar (Parquet) file could not be written or read.
     #[error("parquet file {path}")]
     Columnar {

@@ -105,11 +105,19 @@ fn main() -> ExitCode {
     }
 }
 
-/// A closed pipe (`chessgraph stats | head`) is not a failure.
+/// A closed pipe (`chessgraph stats | head`) is not a failure. The writers that wrap an
+/// I/O error without giving it as their source (serde_json, csv) are asked directly.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    use std::io::ErrorKind::BrokenPipe;
     err.chain().any(|cause| {
         cause
             .downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            .is_some_and(|e| e.kind() == BrokenPipe)
+            || cause
+                .downcast_ref::<serde_json::Error>()
+                .is_some_and(|e| e.io_error_kind() == Some(BrokenPipe))
+            || cause.downcast_ref::<csv::Error>().is_some_and(
+                |e| matches!(e.kind(), csv::ErrorKind::Io(io) if io.kind() == BrokenPipe),
+            )
     })
 }

@@ -50,7 +50,7 @@ pub struct Args {
     /// Also search every position to this depth (plies, 1..=20) and measure that score too.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=20))]
     depth: Option<u32>,
-    /// Write `fen,static,qsearch,label` rows (with `search` before `label` under --depth) for the (single) evaluator to this CSV file.
+    /// Write `fen,static,qsearch,label` rows (with `search` before `label` under --depth) for the (single) evaluator to this CSV file (`-`: standard output, instead of the table).
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// Print JSON instead of a table.
@@ -135,16 +135,27 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         );
         let scores = evaluate::score(e, &samples, args.depth, &bar);
         bar.finish();
-        if let Some(path) = &args.output {
-            let file = std::fs::File::create(path)
-                .with_context(|| format!("cannot create {}", path.display()))?;
-            evaluate::write_csv(std::io::BufWriter::new(file), &samples, &scores)
-                .with_context(|| format!("writing {}", path.display()))?;
+        match &args.output {
+            Some(path) if super::is_stdout(path) => {
+                evaluate::write_csv(std::io::stdout().lock(), &samples, &scores)
+                    .context("writing the CSV to standard output")?;
+            }
+            Some(path) => {
+                let file = std::fs::File::create(path)
+                    .with_context(|| format!("cannot create {}", path.display()))?;
+                evaluate::write_csv(std::io::BufWriter::new(file), &samples, &scores)
+                    .with_context(|| format!("writing {}", path.display()))?;
+            }
+            None => {}
         }
         // Rows are named as the user typed them: two files may hold evaluators of one name.
         reports.push(evaluate::measure(typed, &samples, &scores, args.depth, k));
     }
     record(db_path, &source, &reports);
+    // With `--output -` standard output carries the rows, not the table.
+    if args.output.as_deref().is_some_and(super::is_stdout) {
+        return Ok(());
+    }
     print(&reports, &samples, &source, args.json)
 }
 

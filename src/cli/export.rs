@@ -25,7 +25,7 @@ pub struct Args {
     /// With --fit: the exported evaluator's name [default: fit-N].
     #[arg(long)]
     name: Option<String>,
-    /// The file to write.
+    /// The file to write (`-`: standard output).
     #[arg(long, short, value_name = "FILE")]
     out: PathBuf,
 }
@@ -54,6 +54,12 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         (None, Some(name)) => evaluators::resolve(db_path, name)?,
         (None, None) => unreachable!("clap requires an evaluator or --fit"),
     };
+    if super::is_stdout(&args.out) {
+        use std::io::Write;
+        let text = chessgraph::eval::file::to_string(&evaluator)?;
+        writeln!(std::io::stdout().lock(), "{text}")?;
+        return Ok(());
+    }
     evaluator
         .save(&args.out)
         .with_context(|| format!("cannot write {}", args.out.display()))?;

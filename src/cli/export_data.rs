@@ -34,6 +34,7 @@ pub struct Args {
 
 /// Runs `chessgraph export-data`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
+    super::not_stdout(Some(args.out.as_path()), "--out")?;
     let DataFormat::Parquet = args.format;
     let conn = super::open_reading(db_path, "`chessgraph import FILE`")?;
     let progress = super::progress::Progress::new(

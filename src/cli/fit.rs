@@ -224,6 +224,7 @@ fn moves(
         seed: a.seed,
         max_iterations: a.max_iterations,
     };
+    super::not_stdout(a.out.as_deref(), "--out")?;
     let bar = Progress::new("fit moves: examples", Unit::Items("games"), None, a.quiet);
     let db_name = db_path.file_name().map_or_else(
         || db_path.display().to_string(),

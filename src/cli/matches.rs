@@ -117,6 +117,7 @@ fn engine_specs(args: &Args, db_path: &Path) -> anyhow::Result<([String; 2], [En
 
 /// Runs `chessgraph match`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
+    super::not_stdout(args.pgn.as_deref(), "--pgn")?;
     let games = args
         .games
         .unwrap_or(if args.sprt.is_some() { 20_000 } else { 20 });

@@ -109,6 +109,21 @@ pub fn record_run(path: &Path, kind: &str, label: &str, summary: &impl serde::Se
     }
 }
 
+/// Whether a file argument is `-`: standard output, as everywhere `-` is.
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Refuses `-` for a file argument of a command whose standard output already carries its
+/// results (rather than writing a file named `-`).
+pub fn not_stdout(path: Option<&Path>, flag: &str) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        !path.is_some_and(is_stdout),
+        "{flag} -: standard output carries this command's results; give a file name"
+    );
+    Ok(())
+}
+
 /// `n` and the noun, with an `s` unless `n` is 1: "1 game", "4 games".
 pub fn plural(n: u64, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })

@@ -8,7 +8,7 @@ use chessgraph::report;
 /// Arguments of `chessgraph report`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Write the report to this file instead of standard output.
+    /// Write the report to this file instead of standard output (`-`: standard output).
     #[arg(long, short)]
     out: Option<PathBuf>,
     /// Link the heatmaps in this folder (as written by `chessgraph heatmap --out-dir`), relative to the report.
@@ -31,7 +31,8 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         max_fits: args.fits,
     };
     let md = report::render(&conn, db_path, &opts).context("cannot read the database")?;
-    match args.out {
+    // `-` is standard output, as everywhere else.
+    match args.out.filter(|p| !super::is_stdout(p)) {
         Some(path) => {
             std::fs::write(&path, &md)
                 .with_context(|| format!("cannot write the report to {}", path.display()))?;

@@ -209,6 +209,7 @@ fn anchor(anchor: Option<&str>) -> anyhow::Result<Option<(String, f64)>> {
 
 /// Runs `chessgraph tournament`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
+    super::not_stdout(args.pgn.as_deref(), "--pgn")?;
     let games = args
         .games
         .unwrap_or(if args.sprt.is_some() { 20_000 } else { 2 });

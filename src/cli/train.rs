@@ -73,6 +73,7 @@ pub struct Args {
 
 /// Runs `chessgraph train`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
+    super::not_stdout(Some(args.out.as_path()), "--out")?;
     anyhow::ensure!(
         (0.0..=1.0).contains(&args.lambda),
         "--lambda must be between 0 and 1"

@@ -70,6 +70,7 @@ enum TargetArg {
 
 /// Runs `chessgraph tune`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
+    super::not_stdout(args.out.as_deref(), "--out")?;
     let conn = super::open_existing(db_path, "`chessgraph import FILE`")?;
     let opts = options(db_path, &conn, &args)?;
     // With --json the tables go nowhere and one JSON document is printed at the end.

@@ -254,14 +254,13 @@ pub fn measure(
 /// scores include a fixed-depth search.
 pub fn write_csv(out: impl std::io::Write, samples: &[Sample], scores: &[Scores]) -> Result<()> {
     let mut w = csv::Writer::from_writer(out);
-    let io = |e: csv::Error| Error::Invalid(format!("writing CSV: {e}"));
     let searched = scores.first().is_some_and(|s| s.search_cp.is_some());
     let header: &[&str] = if searched {
         &["fen", "static", "qsearch", "search", "label"]
     } else {
         &["fen", "static", "qsearch", "label"]
     };
-    w.write_record(header).map_err(io)?;
+    w.write_record(header)?;
     for (s, sc) in samples.iter().zip(scores) {
         let label = match s.label {
             Label::Cp(cp) => cp.to_string(),
@@ -275,10 +274,9 @@ pub fn write_csv(out: impl std::io::Write, samples: &[Sample], scores: &[Scores]
         ];
         row.extend(sc.search_cp.map(|v| v.to_string()));
         row.push(label);
-        w.write_record(&row).map_err(io)?;
+        w.write_record(&row)?;
     }
-    w.flush()
-        .map_err(|e| Error::Invalid(format!("writing CSV: {e}")))?;
+    w.flush().map_err(csv::Error::from)?;
     Ok(())
 }
 

@@ -15,6 +15,7 @@ mod lichess;
 mod matches;
 mod moves;
 mod nnue;
+mod pipes;
 mod players;
 mod report;
 #[cfg(feature = "serve")]
