@@ -3,8 +3,9 @@
 //!
 //! The stream is cut into games by lines (so every game knows the line it starts on),
 //! and each game is parsed with pgn-reader's streaming [`Visitor`]. Every position that
-//! has an eval comment becomes a row with its ply and the game's result. An illegal move
-//! ends that game (rows before it are kept) and is reported with the game's line.
+//! has an eval comment becomes a row with its ply and the game's result (rows carry the
+//! game's first line, the unit an interrupted import resumes from). An illegal move ends
+//! that game (rows before it are kept) and is reported with the move's own line.
 
 use std::io::BufRead;
 use std::ops::ControlFlow;
@@ -84,6 +85,7 @@ fn parse_game(text: &[u8], line: u64, sink: &mut dyn Sink) -> Result<()> {
     }
     let mut visitor = GameVisitor {
         line,
+        text,
         items: Vec::new(),
     };
     let mut reader = Reader::new(text);
@@ -101,8 +103,11 @@ fn parse_game(text: &[u8], line: u64, sink: &mut dyn Sink) -> Result<()> {
     Ok(())
 }
 
-struct GameVisitor {
+struct GameVisitor<'a> {
+    /// The game's first line.
     line: u64,
+    /// The game's text, to find the line of a rejected move.
+    text: &'a [u8],
     items: Vec<Item>,
 }
 
@@ -115,14 +120,68 @@ struct Game {
     labelled: bool,
 }
 
-impl GameVisitor {
-    fn reject(&mut self, text: &str, reason: String) {
+impl GameVisitor<'_> {
+    fn reject(&mut self, line: u64, text: &str, reason: String) {
         self.items
-            .push(Item::Reject(Reject::new(self.line, text, reason)));
+            .push(Item::Reject(Reject::new(line, text, reason)));
     }
 }
 
-impl Visitor for GameVisitor {
+/// The line of the game's `index`-th main-line move (0-based), counting from the game's
+/// `first` line; the game's last line when there are fewer moves. Tag pairs, comments
+/// (`{…}`, `;…`), variations, move numbers, NAGs and results are not moves.
+fn move_line(text: &[u8], first: u64, index: u32) -> u64 {
+    let (mut line, mut depth, mut seen) = (first, 0u32, 0u32);
+    let mut i = 0;
+    while i < text.len() {
+        let b = text[i];
+        let line_start = i == 0 || text[i - 1] == b'\n';
+        match b {
+            b'\n' => line += 1,
+            // A tag pair or an escaped line: the rest of the line.
+            b'[' | b'%' if line_start => {
+                while i + 1 < text.len() && text[i + 1] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'{' => {
+                while i + 1 < text.len() && text[i] != b'}' {
+                    i += 1;
+                    line += u64::from(text[i] == b'\n');
+                }
+            }
+            b';' => {
+                while i + 1 < text.len() && text[i + 1] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'(' => depth += 1,
+            b')' => depth = depth.saturating_sub(1),
+            _ if b.is_ascii_whitespace() => {}
+            _ => {
+                let start = i;
+                while i + 1 < text.len() && !b" \t\r\n{}();".contains(&text[i + 1]) {
+                    i += 1;
+                }
+                let token = &text[start..=i];
+                let number_or_result = token
+                    .iter()
+                    .all(|c| c.is_ascii_digit() || b"./-*".contains(c))
+                    || token[0] == b'$';
+                if depth == 0 && !number_or_result {
+                    if seen == index {
+                        return line;
+                    }
+                    seen += 1;
+                }
+            }
+        }
+        i += 1;
+    }
+    line
+}
+
+impl Visitor for GameVisitor<'_> {
     type Tags = GameInfo;
     type Movetext = Game;
     type Output = ();
@@ -150,7 +209,7 @@ impl Visitor for GameVisitor {
             Some(fen) => match crate::chess::fen::parse(fen, crate::chess::fen::Leniency::Strict) {
                 Ok(p) => p,
                 Err(e) => {
-                    self.reject(fen, format!("FEN tag: {e}"));
+                    self.reject(self.line, fen, format!("FEN tag: {e}"));
                     return ControlFlow::Break(());
                 }
             },
@@ -180,7 +239,9 @@ impl Visitor for GameVisitor {
                 } else {
                     "..."
                 };
+                let line = move_line(self.text, self.line, game.ply);
                 self.reject(
+                    line,
                     &san_plus.to_string(),
                     format!("illegal move {mv}{dots}{san_plus} ({e}); rest of the game skipped"),
                 );
@@ -213,7 +274,8 @@ impl Visitor for GameVisitor {
             })),
             Err(reason) => {
                 let text = String::from_utf8_lossy(eval).into_owned();
-                self.reject(&text, format!("ply {}: {reason}", game.ply));
+                let line = move_line(self.text, self.line, game.ply.saturating_sub(1));
+                self.reject(line, &text, format!("ply {}: {reason}", game.ply));
             }
         }
         ControlFlow::Continue(())
@@ -311,12 +373,39 @@ mod tests {
         assert!(matches!(&got[2], Item::Row(r) if r.label == Label::Cp(90)));
         match &got[3] {
             Item::Reject(r) => {
-                assert_eq!(r.line, 1);
+                // The move's line, not the game's first.
+                assert_eq!(r.line, 3);
                 assert!(r.reason.starts_with("illegal move 2.Qxf7"), "{}", r.reason);
             }
             other => panic!("{other:?}"),
         }
         assert_eq!(got.len(), 4);
+    }
+
+    /// A rejected move or eval names its own line, not the game's first.
+    #[test]
+    fn rejects_name_the_line_of_their_move() {
+        let pgn = "[Event \"t\"]\n[Site \"x\"]\n\n1. e4 { [%eval 0.2]\n still a comment } e5 (1... c5 2. Nf3)\n\
+                   2. Nf3 $1 Nc6 ; a remark\n3. Bb5 { [%eval x] } a6\n4. Qxh8 1-0\n";
+        let got = items(pgn);
+        let rejects: Vec<(u64, &str)> = got
+            .iter()
+            .filter_map(|i| match i {
+                Item::Reject(r) => Some((r.line, r.reason.as_str())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(rejects.len(), 2, "{rejects:?}");
+        assert_eq!(rejects[0].0, 7, "{rejects:?}");
+        assert!(rejects[0].1.starts_with("ply 5:"), "{rejects:?}");
+        assert_eq!(rejects[1].0, 8, "{rejects:?}");
+        assert!(
+            rejects[1].1.starts_with("illegal move 4.Qxh8"),
+            "{rejects:?}"
+        );
+        assert_eq!(move_line(pgn.as_bytes(), 1, 0), 4);
+        assert_eq!(move_line(pgn.as_bytes(), 1, 1), 5);
+        assert_eq!(move_line(pgn.as_bytes(), 1, 2), 6);
     }
 
     #[test]

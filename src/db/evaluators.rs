@@ -156,15 +156,27 @@ mod tests {
         let conn = crate::db::open_in_memory().unwrap();
         assert_eq!(next_name(&conn).unwrap(), "tuned-1");
         let e = Evaluator::builtin("seed003").unwrap();
-        let id = store(&conn, &e, 0.1, 0.2, f64::NAN).unwrap();
+        let m = |v: f64| Measures {
+            valid_fit_loss: v,
+            test_loss: 0.2,
+            test_tau: f64::NAN,
+            test_tau_qsearch: 0.6,
+        };
+        let id = store(&conn, &e, &m(0.1), false).unwrap();
         assert_eq!(load(&conn, "seed003").unwrap().unwrap(), e);
         assert_eq!(load(&conn, &id.to_string()).unwrap().unwrap(), e);
         assert!(load(&conn, "nope").unwrap().is_none());
-        // Same name replaces, keeping one row.
-        store(&conn, &e, 0.3, 0.4, 0.5).unwrap();
+        // The same name is refused, unless replacing, which keeps one row.
+        assert!(matches!(
+            store(&conn, &e, &m(0.3), false),
+            Err(Error::EvaluatorExists(n)) if n == "seed003"
+        ));
+        store(&conn, &e, &m(0.3), true).unwrap();
         let all = list(&conn).unwrap();
         assert_eq!(all.len(), 1);
         assert_eq!(all[0].valid_loss, Some(0.3));
+        assert_eq!(all[0].test_tau, None);
+        assert_eq!(all[0].test_tau_qsearch, Some(0.6));
         assert_eq!(next_name(&conn).unwrap(), "tuned-2");
     }
 }

@@ -580,3 +580,14 @@ cgtest!(csv_then_pgn_of_the_same_positions_keeps_the_games, |dir| {
         2
     );
 });
+
+cgtest!(a_pgn_reject_names_the_line_of_its_move, |dir| {
+    let pgn = dir.create(
+        "badmove.pgn",
+        "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 { [%eval 0.2] } e5 { [%eval 0.3] }\n\
+         2. Nf3 { [%eval 0.3] } Nc6\n3. Qxh8 { [%eval 9] } 1-0\n",
+    );
+    let out = dir.ok(&["import", "-q", pgn.to_str().unwrap()]);
+    assert!(out.contains("badmove.pgn:6: illegal move 3.Qxh8"), "{out}");
+    assert_eq!(dir.int("SELECT count(*) FROM positions"), 3);
+});
