@@ -521,8 +521,8 @@ cgtest!(hash_and_syzygy_options, |dir| {
     e.quit();
 });
 
-/// At a root inside the tables the score has the winner's sign, for either side to move:
-/// a GUI shows a won ending as won and a tournament manager adjudicates it so.
+// At a root inside the tables the score has the winner's sign, for either side to move:
+// a GUI shows a won ending as won and a tournament manager adjudicates it so.
 #[cfg(feature = "syzygy")]
 cgtest!(tablebase_root_scores_have_the_winners_sign, |dir| {
     let Some(tables) = crate::util::shared("syzygy") else {
