@@ -58,6 +58,54 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A position stored in the database no longer parses: the file was changed outside
+    /// chessgraph.
+    #[error(
+        "stored position {fen:?} no longer parses (the database was changed outside chessgraph)"
+    )]
+    StoredPosition {
+        /// The stored FEN.
+        fen: String,
+        /// Why it does not parse.
+        #[source]
+        source: crate::chess::fen::FenError,
+    },
+    /// A value could not be encoded as JSON for storage.
+    #[error("cannot encode {what} as JSON")]
+    Encode {
+        /// What was being encoded.
+        what: String,
+        /// The encoder's error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A value stored as JSON could not be read back.
+    #[error("{what}: unreadable stored JSON")]
+    Decode {
+        /// What was being read.
+        what: String,
+        /// The decoder's error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A UCI engine (match side, labeller) failed to start or to answer.
+    #[error("engine {what}")]
+    Engine {
+        /// Which engine, and what it was doing.
+        what: String,
+        /// The engine's failure.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// Columnar data (an Arrow batch, Parquet settings) could not be built.
+    #[error("{what}")]
+    Arrow {
+        /// What was being built.
+        what: String,
+        /// The arrow or parquet error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// CSV could not be written (the I/O error kept as the cause).
     #[error("writing CSV")]
     Csv(#[from] csv::Error),

@@ -72,7 +72,10 @@ pub fn batch(ids: &[i64], graphs: &[Vec<Edge>]) -> Result<RecordBatch> {
         Arc::new(target.finish()),
         Arc::new(kind.finish()),
     ];
-    RecordBatch::try_new(schema(), arrays).map_err(|e| Error::Invalid(format!("edge batch: {e}")))
+    RecordBatch::try_new(schema(), arrays).map_err(|e| Error::Arrow {
+        what: "edge batch".into(),
+        source: e.into(),
+    })
 }
 
 #[cfg(test)]

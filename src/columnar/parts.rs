@@ -61,8 +61,10 @@ fn is_id(name: &str) -> bool {
 
 /// The writer settings: zstd, dictionaries for repeated values, delta-encoded ids.
 fn properties(schema: &SchemaRef) -> Result<WriterProperties> {
-    let zstd = ZstdLevel::try_new(ZSTD_LEVEL)
-        .map_err(|e| Error::Invalid(format!("zstd level {ZSTD_LEVEL}: {e}")))?;
+    let zstd = ZstdLevel::try_new(ZSTD_LEVEL).map_err(|e| Error::Arrow {
+        what: format!("zstd level {ZSTD_LEVEL}"),
+        source: e.into(),
+    })?;
     let mut props = WriterProperties::builder()
         .set_compression(Compression::ZSTD(zstd))
         .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))

@@ -104,7 +104,9 @@ impl TableBatch {
             })
             .collect();
         self.rows = 0;
-        RecordBatch::try_new(self.schema.clone(), arrays)
-            .map_err(|e| Error::Invalid(format!("a stored row does not fit its table: {e}")))
+        RecordBatch::try_new(self.schema.clone(), arrays).map_err(|e| Error::Arrow {
+            what: "a stored row does not fit its table".into(),
+            source: e.into(),
+        })
     }
 }

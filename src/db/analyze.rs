@@ -181,9 +181,11 @@ fn compute_chunk(chunk: &[(i64, String)], mode: EdgeMode) -> Result<Vec<Analyzed
         .par_iter()
         .map(|(id, fen)| {
             // Stored FENs were validated on import; a failure means the DB was edited.
-            let pos = crate::chess::fen::parse_position(fen).map_err(|e| {
-                Error::Invalid(format!("position {id} ({fen}) in the database: {e}"))
-            })?;
+            let pos =
+                crate::chess::fen::parse_position(fen).map_err(|source| Error::StoredPosition {
+                    fen: format!("#{id} {fen}"),
+                    source,
+                })?;
             let mut edges = Vec::with_capacity(32);
             let features = graph::analyze(&pos, &mut edges);
             edges.retain(|e| mode.keeps(e.kind));

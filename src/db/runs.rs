@@ -23,8 +23,9 @@ pub struct Run {
 
 /// Stores a run and returns its id.
 pub fn record(conn: &Connection, kind: &str, label: &str, summary: &impl Serialize) -> Result<i64> {
-    let summary = serde_json::to_string(summary).map_err(|e| {
-        crate::Error::Invalid(format!("cannot encode the {kind} summary as JSON: {e}"))
+    let summary = serde_json::to_string(summary).map_err(|source| crate::Error::Encode {
+        what: format!("the {kind} summary"),
+        source,
     })?;
     conn.execute(
         "INSERT INTO runs (kind, label, summary, created_at) \

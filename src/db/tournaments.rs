@@ -106,8 +106,10 @@ pub fn open(conn: &Connection, name: &str, settings: &serde_json::Value) -> Resu
         }
         return Ok(t.id);
     }
-    let text = serde_json::to_string(settings)
-        .map_err(|e| Error::Invalid(format!("cannot encode the tournament settings: {e}")))?;
+    let text = serde_json::to_string(settings).map_err(|source| Error::Encode {
+        what: "the tournament settings".into(),
+        source,
+    })?;
     conn.execute(
         "INSERT INTO tournaments (name, settings, created_at) \
          VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",

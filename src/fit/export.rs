@@ -53,8 +53,11 @@ pub fn fit_to_evaluator(
              centipawns (a logistic fit's coefficients are log-odds)"
         )));
     }
-    let coefs: Vec<Coefficient> = serde_json::from_str(&coefficients)
-        .map_err(|e| Error::Invalid(format!("fit #{id}: unreadable coefficients: {e}")))?;
+    let coefs: Vec<Coefficient> =
+        serde_json::from_str(&coefficients).map_err(|source| Error::Decode {
+            what: format!("fit #{id}'s coefficients"),
+            source,
+        })?;
     let unmapped: Vec<String> = coefs
         .iter()
         .filter(|c| c.name != "intercept" && !MAPPED.contains(&c.name.as_str()))

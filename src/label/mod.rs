@@ -93,7 +93,10 @@ pub fn run(
 ) -> Result<Counts> {
     // One engine on this thread first: a command that cannot start is an error for the
     // user, not thousands of failed positions.
-    let first = start().map_err(|e| Error::Invalid(format!("cannot start the labeller: {e}")))?;
+    let first = start().map_err(|e| Error::Engine {
+        what: "labeller: cannot start".into(),
+        source: e.into(),
+    })?;
     let jobs = jobs.max(1);
     let (work_tx, work_rx) = sync_channel::<(i64, String)>(FETCH * 2);
     let work_rx = Arc::new(Mutex::new(work_rx));

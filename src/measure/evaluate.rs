@@ -117,8 +117,10 @@ pub fn read_db(
     }
     rows.into_iter()
         .map(|(fen, label, result)| {
-            let pos = parse_position(&fen)
-                .map_err(|e| Error::Invalid(format!("stored position {fen:?}: {e}")))?;
+            let pos = parse_position(&fen).map_err(|source| Error::StoredPosition {
+                fen: fen.clone(),
+                source,
+            })?;
             Ok(Sample { pos, label, result })
         })
         .collect()

@@ -116,7 +116,10 @@ pub fn load(
                     mate: is_mate,
                     ..Sample::new(&pos, set, label, result)
                 })
-                .map_err(|e| Error::Invalid(format!("stored position {fen:?}: {e}")));
+                .map_err(|source| Error::StoredPosition {
+                    fen: fen.clone(),
+                    source,
+                });
             (part, sample)
         })
         .collect();

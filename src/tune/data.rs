@@ -98,12 +98,11 @@ pub fn load(
         .map_init(
             || (TermList::new(), leaves.clone().map(Quiescence::new)),
             |(tl, q), (fen, ..)| {
-                let mut pos: Chess = parse_position(fen).map_err(|e| {
-                    Error::Invalid(format!(
-                        "stored position {fen:?} no longer parses ({e}): the database was \
-                         changed outside chessgraph"
-                    ))
-                })?;
+                let mut pos: Chess =
+                    parse_position(fen).map_err(|source| Error::StoredPosition {
+                        fen: fen.clone(),
+                        source,
+                    })?;
                 if let Some(q) = q {
                     pos = q.leaf(&pos).1;
                 }

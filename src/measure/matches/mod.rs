@@ -123,8 +123,10 @@ pub struct MatchOptions {
 /// Starts engine `spec` (handshake, options, `isready`); failures name the engine and
 /// quote the end of its standard error.
 pub fn start(spec: &EngineSpec) -> Result<Engine> {
-    Engine::start(&spec.name, &spec.command, &spec.options)
-        .map_err(|e| Error::Invalid(e.to_string()))
+    Engine::start(&spec.name, &spec.command, &spec.options).map_err(|e| Error::Engine {
+        what: format!("{}: cannot start", spec.name),
+        source: e.into(),
+    })
 }
 
 /// Plays the match; `on_game` sees every finished game with the summary so far. An engine
