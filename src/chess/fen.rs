@@ -11,7 +11,7 @@
 use std::fmt;
 
 use shakmaty::fen::{Epd, Fen};
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Position, PositionError};
+use shakmaty::{CastlingMode, Chess, EnPassantMode, PositionError};
 
 /// Which repairable slips a caller forgives.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -90,11 +90,6 @@ pub fn normalized_fen(pos: &Chess) -> String {
     Epd::from_position(pos, EnPassantMode::Legal).to_string()
 }
 
-/// Whether the side to move has no legal move (mate or stalemate).
-pub fn is_game_over(pos: &Chess) -> bool {
-    pos.legal_moves().is_empty()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,6 +139,5 @@ mod tests {
         let pos =
             parse_position("  rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -\n").unwrap();
         assert_eq!(pos, Chess::default());
-        assert!(!is_game_over(&pos));
     }
 }

@@ -1,5 +1,6 @@
 //! How a game ends by the rules: checkmate, stalemate, insufficient material, the
-//! fifty-move rule, threefold repetition. One function, [`outcome`], for every place that
+//! fifty-move rule, threefold repetition; and, for search trees, when a line counts as
+//! drawn ([`drawn_in_tree`]). One function, [`outcome`], for every place that
 //! plays games (the browser page, matches, self-play); adjudication (a ply limit, a score
 //! held for some moves) is not a rule and stays with the caller.
 //!
@@ -101,10 +102,50 @@ pub fn outcome(pos: &Chess, history: &[u64]) -> Option<GameEnd> {
     None
 }
 
+/// Inside a search tree (the engine's and the players'): drawn by the fifty-move rule or
+/// by insufficient material. A checkmate takes precedence over the fifty-move rule, so
+/// callers look for mate first.
+pub fn drawn_without_history(pos: &Chess) -> bool {
+    pos.halfmoves() >= 100 || pos.is_insufficient_material()
+}
+
+/// Inside a search tree: whether the position with key `key` and halfmove clock
+/// `halfmoves` repeats one of `keys`, the keys of the positions before it (oldest first;
+/// the last is its parent). Only positions with the same side to move since the last
+/// irreversible move count, and one repetition is enough: the side that allowed it can
+/// repeat again, so a line that repeats is worth a draw.
+pub fn repeats(keys: &[u64], key: u64, halfmoves: u32) -> bool {
+    let n = keys.len();
+    let window = (halfmoves as usize).min(n);
+    (2..=window).step_by(2).any(|i| keys[n - i] == key)
+}
+
+/// Inside a search tree: drawn by the fifty-move rule, insufficient material or a
+/// repetition ([`drawn_without_history`], [`repeats`]). Look for mate first.
+pub fn drawn_in_tree(pos: &Chess, keys: &[u64], key: u64) -> bool {
+    pos.halfmoves() >= 100 || repeats(keys, key, pos.halfmoves()) || pos.is_insufficient_material()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::chess::fen::{Leniency, parse};
+
+    #[test]
+    fn repetition_window_and_parity() {
+        // Positions ... A B A' B' with A' = A: the current position (key A) repeats A
+        // two plies back, not the parent (odd distance) and not beyond the window.
+        let keys = [7, 1, 2, 3, 4];
+        assert!(repeats(&keys, 3, 10));
+        assert!(
+            !repeats(&keys, 4, 10),
+            "the parent has the other side to move"
+        );
+        assert!(repeats(&keys, 1, 10));
+        assert!(!repeats(&keys, 1, 3), "beyond the last irreversible move");
+        assert!(!repeats(&keys, 7, 10), "odd distance");
+        assert!(!repeats(&[], 7, 10));
+    }
 
     fn pos(fen: &str) -> Chess {
         parse(fen, Leniency::Strict).unwrap()

@@ -6,7 +6,7 @@
 //! delta pruning, all evasions in check), so it takes a free piece but not a pawn guarded
 //! by a pawn. A move that mates scores as mate in 1, a stalemate, a fifty-move or
 //! insufficient-material draw and a repetition of an earlier position of the game score 0
-//! ([`super::rules`]). The best score wins; equal scores go to the move whose UCI text
+//! ([`crate::chess::game::drawn_in_tree`]). The best score wins; equal scores go to the move whose UCI text
 //! sorts first, so the choice never depends on the move generator's order.
 //!
 //! A one-ply player with the static evaluation alone (the usual greedy player) grabs a
@@ -52,7 +52,7 @@ impl GreedyPlayer {
             return if child.is_check() { MATE - 1 } else { 0 };
         }
         let key = hash::key_after(pos, keys[keys.len() - 1], m, &child);
-        if super::rules::drawn(&child, keys, key) {
+        if crate::chess::game::drawn_in_tree(&child, keys, key) {
             return 0;
         }
         let white = self.quiescence.leaf(&child).0;

@@ -10,7 +10,7 @@
 //! result exactly; otherwise the sign of the evaluator's score at its end decides: a win
 //! (1), a draw (½, exactly 0) or a loss (0). Positions in the tree are also terminal
 //! when drawn by repetition of an earlier position of the game or of the tree line
-//! ([`super::rules`]); rollouts ignore repetitions. The move played is the most visited
+//! ([`crate::chess::game::drawn_in_tree`]); rollouts ignore repetitions. The move played is the most visited
 //! child of the root (ties: the higher win rate, then the first expanded).
 //!
 //! All randomness comes from one [`SplitMix`] seeded with S (default 1) and reset by
@@ -123,7 +123,9 @@ impl Tree<'_> {
     fn add(&mut self, pos: Chess, key: u64, mv: Option<Move>, parent: Option<usize>) -> usize {
         let terminal = if pos.legal_moves().is_empty() {
             Some(if pos.is_check() { 0.0 } else { 0.5 })
-        } else if parent.is_some() && super::rules::drawn(&pos, &self.keys_before(parent), key) {
+        } else if parent.is_some()
+            && crate::chess::game::drawn_in_tree(&pos, &self.keys_before(parent), key)
+        {
             Some(0.5)
         } else {
             None
@@ -282,7 +284,7 @@ fn rollout(pos: &Chess, plies: u32, evaluator: &Evaluator, rng: &mut SplitMix) -
         if moves.is_empty() {
             break if p.is_check() { 0.0 } else { 0.5 };
         }
-        if p.halfmoves() >= 100 || p.is_insufficient_material() {
+        if crate::chess::game::drawn_without_history(&p) {
             break 0.5;
         }
         if ply == plies {

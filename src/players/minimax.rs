@@ -11,7 +11,7 @@
 //! Every node looks for checkmate (mate in `n` plies scores `MATE - n`, so shorter mates
 //! are preferred and longer defences chosen) and stalemate; the fifty-move rule,
 //! insufficient material and a repetition of an earlier position of the game or of the
-//! line ([`super::rules`]) are draws. Depths 1..D are searched in turn: each completed
+//! line ([`crate::chess::game::drawn_in_tree`]) are draws. Depths 1..D are searched in turn: each completed
 //! depth is reported as an `info`, and when `stop`, `nodes` or the time budget interrupt
 //! the search the move of the last completed depth is played (the first move in capture
 //! order if not even depth 1 finished). A `go depth` below D lowers the depth; a mate
@@ -105,7 +105,7 @@ impl Tree<'_> {
                 0
             };
         }
-        if super::rules::drawn(pos, &self.keys, key) {
+        if crate::chess::game::drawn_in_tree(pos, &self.keys, key) {
             return 0;
         }
         if depth == 0 {

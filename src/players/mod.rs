@@ -26,7 +26,6 @@ pub mod logistic;
 pub mod mcts;
 pub mod minimax;
 pub mod random;
-pub mod rules;
 pub mod spec;
 pub mod stopping;
 

@@ -285,19 +285,6 @@ impl Searcher {
             self.stopped = true;
         }
     }
-
-    pub(super) fn is_repetition(&self, key: u64, halfmoves: u32) -> bool {
-        let n = self.keys.len();
-        let window = (halfmoves as usize).min(n);
-        let mut i = 2;
-        while i <= window {
-            if self.keys[n - i] == key {
-                return true;
-            }
-            i += 2;
-        }
-        false
-    }
 }
 
 /// Whether something besides `mate` ends the search: depth, nodes, time or `infinite`.

@@ -177,8 +177,6 @@ pub struct Tuned {
     pub elapsed: Duration,
 }
 
-/// Per-position targets: the label's expected score and the result, each falling back to
-/// the other when missing; NaN when the position takes no part.
 /// Tunes the evaluator's weights on `set`; `progress` receives each step.
 pub fn tune(set: &TuneSet, opts: &Options, progress: &mut dyn FnMut(&Step)) -> Result<Tuned> {
     let started = Instant::now();

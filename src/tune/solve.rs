@@ -7,6 +7,8 @@ use super::*;
 use crate::eval::{MAX_PHASE, TERM_COUNT};
 use crate::fit::metrics::sigmoid;
 
+/// Per-position targets: the label's expected score and the result, each falling back to
+/// the other when missing; NaN when the position takes no part.
 pub(super) struct Targets {
     pub(super) from_label: Vec<f64>,
     pub(super) from_result: Vec<f64>,

@@ -190,7 +190,8 @@ cgtest!(engine_plays_whole_games_with_legal_moves, |dir| {
 });
 
 cgtest!(engine_game_with_clock_and_increment, |dir| {
-    // Fast clock, both sides tracked by the test: the engine must always answer.
+    // A fast clock (300 ms + 10 ms, sent unchanged each move) with the engine playing both
+    // sides: it must always answer with a legal move.
     let mut e = Uci::start(&dir, &[]);
     e.handshake();
     let mut pos = Chess::default();
