@@ -128,24 +128,9 @@ fn parse_operations(text: &str) -> std::result::Result<Vec<Operation>, String> {
 
 /// Reads EPD lines from `input` into `sink`.
 pub fn read(input: impl BufRead, sink: &mut dyn Sink) -> Result<()> {
-    let broken = super::for_each_line(input, |line, text| match text {
-        Err(bytes) => sink.item(Item::Reject(Reject::new(
-            line,
-            &String::from_utf8_lossy(bytes),
-            "not valid UTF-8",
-        ))),
-        Ok(text) => {
-            let text = text.trim();
-            if text.is_empty() || text.starts_with('#') {
-                return Ok(());
-            }
-            sink.item(parse_row(text, line))
-        }
-    })?;
-    match broken {
-        Some((line, source)) => Err(crate::Error::BrokenInput { line, source }),
-        None => Ok(()),
-    }
+    super::read_lines(input, sink, |text, line| {
+        (!text.is_empty() && !text.starts_with('#')).then(|| parse_row(text, line))
+    })
 }
 
 fn parse_row(text: &str, line: u64) -> Item {

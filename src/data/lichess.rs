@@ -54,19 +54,9 @@ struct Pv {
 
 /// Reads Lichess evaluation lines from `input` into `sink`.
 pub fn read(input: impl BufRead, sink: &mut dyn Sink) -> Result<()> {
-    let broken = super::for_each_line(input, |line, text| match text {
-        Err(bytes) => sink.item(Item::Reject(Reject::new(
-            line,
-            &String::from_utf8_lossy(bytes),
-            "not valid UTF-8",
-        ))),
-        Ok(text) if text.trim().is_empty() => Ok(()),
-        Ok(text) => sink.item(parse_row(text, line)),
-    })?;
-    match broken {
-        Some((line, source)) => Err(crate::Error::BrokenInput { line, source }),
-        None => Ok(()),
-    }
+    super::read_lines(input, sink, |text, line| {
+        (!text.is_empty()).then(|| parse_row(text, line))
+    })
 }
 
 /// The evaluation a position is labelled with: greatest depth, then most knodes, then

@@ -442,6 +442,32 @@ pub fn for_each_line(
     }
 }
 
+/// Reads a line-based format (EPD, the Lichess evaluation database): each line not valid
+/// UTF-8 is rejected as such, `item` turns the others (trimmed) into an item or skips
+/// them (`None`: a blank line, a comment), and a broken input is
+/// [`crate::Error::BrokenInput`] at its line, after every item before it.
+pub fn read_lines(
+    input: impl BufRead,
+    sink: &mut dyn Sink,
+    mut item: impl FnMut(&str, u64) -> Option<Item>,
+) -> Result<()> {
+    let broken = for_each_line(input, |line, text| match text {
+        Err(bytes) => sink.item(Item::Reject(Reject::new(
+            line,
+            &String::from_utf8_lossy(bytes),
+            "not valid UTF-8",
+        ))),
+        Ok(text) => match item(text.trim(), line) {
+            Some(i) => sink.item(i),
+            None => Ok(()),
+        },
+    })?;
+    match broken {
+        Some((line, source)) => Err(crate::Error::BrokenInput { line, source }),
+        None => Ok(()),
+    }
+}
+
 /// Checks a label against its position: a mate in 0 (`#0`, `#-0`, `dm 0`) is only true of a
 /// position whose side to move is checkmated.
 pub fn check_label(label: Label, pos: &shakmaty::Chess) -> std::result::Result<Label, String> {

@@ -200,20 +200,27 @@ pub fn edges(board: &Board, edges: &mut Vec<Edge>) {
     let occ = board.occupied();
     for sq in occ {
         let piece = piece_on(board, sq);
-        let own = board.by_color(piece.color);
-        for to in attacks::attacks(sq, piece, occ) & occ {
-            edges.push(Edge {
-                from_sq: sq as u8,
-                to_sq: to as u8,
-                attacker: piece,
-                target: piece_on(board, to),
-                kind: if own.contains(to) {
-                    EdgeKind::Defend
-                } else {
-                    EdgeKind::Attack
-                },
-            });
-        }
+        push_edges(board, sq, piece, attacks::attacks(sq, piece, occ), edges);
+    }
+}
+
+/// The edges from `piece` on `sq` to every occupied square it attacks (`attacks`), in
+/// ascending target order: a defence of its own side's pieces, an attack on the other's.
+#[inline]
+fn push_edges(board: &Board, sq: Square, piece: Piece, attacks: Bitboard, edges: &mut Vec<Edge>) {
+    let own = board.by_color(piece.color);
+    for to in attacks & board.occupied() {
+        edges.push(Edge {
+            from_sq: sq as u8,
+            to_sq: to as u8,
+            attacker: piece,
+            target: piece_on(board, to),
+            kind: if own.contains(to) {
+                EdgeKind::Defend
+            } else {
+                EdgeKind::Attack
+            },
+        });
     }
 }
 
@@ -260,20 +267,7 @@ pub fn analyze(pos: &Chess, edges: &mut Vec<Edge>) -> Features {
         if role != Role::King && a.intersects(*zone.get(!color)) {
             *king_attackers.get_mut(color) += 1;
         }
-
-        for to in a & occ {
-            edges.push(Edge {
-                from_sq: sq as u8,
-                to_sq: to as u8,
-                attacker: piece,
-                target: piece_on(board, to),
-                kind: if own.contains(to) {
-                    EdgeKind::Defend
-                } else {
-                    EdgeKind::Attack
-                },
-            });
-        }
+        push_edges(board, sq, piece, a, edges);
     }
 
     let non_king = occ & !board.kings();
