@@ -1,10 +1,8 @@
 //! `chessgraph engine`.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use anyhow::Context;
-use chessgraph::players::{self, Spec};
 use chessgraph::uci;
 
 /// Arguments of `chessgraph engine`.
@@ -20,23 +18,8 @@ pub struct Args {
 
 /// Runs `chessgraph engine`: a UCI engine on standard input and output.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    let spec = Spec::parse(&args.player)?;
-    let name = args
-        .evaluator
-        .unwrap_or_else(|| super::default_evaluator(&spec).to_owned());
-    let evaluator = chessgraph::db::evaluators::resolve(db_path, &name)
-        .with_context(|| format!("loading evaluator {name:?}"))?;
-    let db = db_path.to_owned();
-    let resolve = move |s: &str| chessgraph::db::evaluators::resolve(&db, s);
-    let player = players::build(&spec, Arc::new(evaluator), &resolve)
-        .with_context(|| format!("--player {}", args.player))?;
+    let (player, name, resolve) = super::player(db_path, &args.player, args.evaluator.as_deref())?;
     let out = uci::Output::new(Box::new(std::io::stdout()));
-    uci::run(
-        std::io::stdin().lock(),
-        out,
-        player,
-        &name,
-        Box::new(resolve),
-    )
-    .context("reading UCI commands from standard input")
+    uci::run(std::io::stdin().lock(), out, player, &name, resolve)
+        .context("reading UCI commands from standard input")
 }

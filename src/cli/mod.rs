@@ -88,6 +88,31 @@ pub fn default_evaluator(spec: &chessgraph::players::Spec) -> &'static str {
     }
 }
 
+/// The player `--player SPEC` names, with `--evaluator` (or the spec's default, see
+/// [`default_evaluator`]): the player, its evaluator's name, and the resolver that turns
+/// later evaluator names (UCI's `Evaluator` option) into evaluators through the database.
+pub fn player(
+    db_path: &Path,
+    spec: &str,
+    evaluator: Option<&str>,
+) -> anyhow::Result<(
+    Box<dyn chessgraph::players::Player>,
+    String,
+    chessgraph::uci::Resolver,
+)> {
+    let parsed = chessgraph::players::Spec::parse(spec)?;
+    let name = evaluator
+        .unwrap_or_else(|| default_evaluator(&parsed))
+        .to_owned();
+    let loaded = chessgraph::db::evaluators::resolve(db_path, &name)
+        .with_context(|| format!("loading evaluator {name:?}"))?;
+    let db = db_path.to_owned();
+    let resolve = move |s: &str| chessgraph::db::evaluators::resolve(&db, s);
+    let player = chessgraph::players::build(&parsed, std::sync::Arc::new(loaded), &resolve)
+        .with_context(|| format!("--player {spec}"))?;
+    Ok((player, name, Box::new(resolve)))
+}
+
 /// The PUC-Rio study's evaluator, which its players use unless told otherwise.
 pub const STUDY_EVALUATOR: &str = "seed003";
 

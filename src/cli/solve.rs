@@ -2,7 +2,6 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::progress::{Progress, Unit};
@@ -15,7 +14,7 @@ use chessgraph::measure::lichess_stats::LichessSummary;
 use chessgraph::measure::puzzles::{REPORT_HEADER, Solver};
 use chessgraph::measure::solve_run::FileResult;
 use chessgraph::measure::suites::{Attempt, Contestant};
-use chessgraph::players::{self, Spec};
+use chessgraph::players::Spec;
 use chessgraph::search::Limits;
 
 /// A player's time per puzzle when neither --movetime, --depth nor --nodes is given.
@@ -168,17 +167,8 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
 /// The player the arguments name, with the limits of every puzzle, and the run's
 /// description stored with each file's result.
 fn contestant(db_path: &Path, args: &Args) -> anyhow::Result<(Contestant, serde_json::Value)> {
-    let spec = Spec::parse(&args.player)?;
-    let name = args
-        .evaluator
-        .clone()
-        .unwrap_or_else(|| super::default_evaluator(&spec).to_owned());
-    let evaluator = chessgraph::db::evaluators::resolve(db_path, &name)
-        .with_context(|| format!("loading evaluator {name:?}"))?;
-    let db = db_path.to_owned();
-    let resolve = move |s: &str| chessgraph::db::evaluators::resolve(&db, s);
-    let player = players::build(&spec, Arc::new(evaluator), &resolve)
-        .with_context(|| format!("--player {}", args.player))?;
+    let (player, name, _) = super::player(db_path, &args.player, args.evaluator.as_deref())?;
+    let is_engine = Spec::parse(&args.player)?.name == "engine";
     let movetime = args.movetime.map(Duration::from_millis);
     let limits = Limits {
         movetime: match (movetime, args.depth, args.nodes) {
@@ -189,14 +179,14 @@ fn contestant(db_path: &Path, args: &Args) -> anyhow::Result<(Contestant, serde_
         nodes: args.nodes,
         ..Limits::default()
     };
-    let mate_search = (spec.name == "engine").then(|| Solver::new(movetime));
+    let mate_search = is_engine.then(|| Solver::new(movetime));
     let contestant = Contestant::new(player, mate_search, limits.clone());
     // The player's limits; mate problems go to the mate search (limited by --movetime only)
     // when `mate_search` is true.
     let run_info = serde_json::json!({
         "player": contestant.name(),
         "evaluator": name,
-        "mate_search": spec.name == "engine",
+        "mate_search": is_engine,
         "movetime_ms": limits.movetime.map(|d| d.as_millis() as u64),
         "depth": limits.depth,
         "nodes": limits.nodes,
