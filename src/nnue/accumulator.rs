@@ -237,23 +237,10 @@ impl RowDeltas {
     }
 }
 
-/// `to = from + Σ add − Σ sub`, fused into one pass for the common shapes so the compiler
-/// vectorizes each (quiet move 1+1, capture 1+2, castling 2+2).
-#[inline]
-fn update(from: &[i16], to: &mut [i16], add: [Option<&[i16]>; 2], sub: [Option<&[i16]>; 2]) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, checked just above.
-        return unsafe { update_avx2(from, to, add, sub) };
-    }
-    update_generic(from, to, add, sub)
-}
-
-/// [`update`] compiled for AVX2 (16 lanes of `i16`); the build targets baseline x86-64.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn update_avx2(from: &[i16], to: &mut [i16], add: [Option<&[i16]>; 2], sub: [Option<&[i16]>; 2]) {
-    update_generic(from, to, add, sub)
+super::simd::avx2_dispatch! {
+    /// `to = from + Σ add − Σ sub`, fused into one pass for the common shapes so the
+    /// compiler vectorizes each (quiet move 1+1, capture 1+2, castling 2+2).
+    fn update / update_avx2 = update_generic(from: &[i16], to: &mut [i16], add: [Option<&[i16]>; 2], sub: [Option<&[i16]>; 2])
 }
 
 #[inline(always)]
