@@ -187,7 +187,7 @@ impl GameLimits {
     pub fn time_control(&self) -> anyhow::Result<chessgraph::measure::matches::TimeControl> {
         use chessgraph::measure::matches::TimeControl;
         Ok(match (&self.tc, self.movetime, self.depth, self.nodes) {
-            (Some(tc), ..) => TimeControl::parse_clock(tc).map_err(anyhow::Error::msg)?,
+            (Some(tc), ..) => TimeControl::parse_clock(tc)?,
             (_, Some(ms), ..) => {
                 anyhow::ensure!(ms >= 1, "--movetime must be at least 1 ms");
                 TimeControl::MoveTime(std::time::Duration::from_millis(ms))

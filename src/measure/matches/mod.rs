@@ -57,16 +57,21 @@ pub enum TimeControl {
     Nodes(u64),
 }
 
+/// A clock (`--tc`) that is not `moves/seconds+increment`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bad time control {0:?} (expected like 1+0.01, 10, or 40/60+0.5)")]
+pub struct ClockError(pub String);
+
 impl TimeControl {
     /// Parses `40/60+0.5` (moves/seconds+increment), `1+0.01`, `10` (seconds).
-    pub fn parse_clock(s: &str) -> std::result::Result<TimeControl, String> {
-        let bad = || format!("bad time control {s:?} (expected like 1+0.01, 10, or 40/60+0.5)");
+    pub fn parse_clock(s: &str) -> std::result::Result<TimeControl, ClockError> {
+        let bad = || ClockError(s.to_owned());
         let (moves, rest) = match s.split_once('/') {
             Some((m, r)) => (Some(m.trim().parse::<u32>().map_err(|_| bad())?), r),
             None => (None, s),
         };
         let (base, inc) = rest.split_once('+').unwrap_or((rest, "0"));
-        let secs = |v: &str| -> std::result::Result<Duration, String> {
+        let secs = |v: &str| -> std::result::Result<Duration, ClockError> {
             let f: f64 = v.trim().parse().map_err(|_| bad())?;
             if !(0.0..=86_400.0).contains(&f) {
                 return Err(bad());
