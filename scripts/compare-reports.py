@@ -47,9 +47,45 @@ def evaluator(path):
     return e
 
 
+def match_problems(folder):
+    """The committed match: its PGN's games, counted from the tuned evaluator's side, must
+    be the report's Matches row (the README promises the report of that very run)."""
+    pgn = f"{folder}/match-tuned-seed003.pgn"
+    if not os.path.exists(pgn):
+        return []
+    wins = draws = losses = 0
+    white = None
+    for line in open(pgn, encoding="utf-8"):
+        m = re.match(r'\[(White|Result) "(.*)"\]', line)
+        if not m:
+            continue
+        if m.group(1) == "White":
+            white = m.group(2)
+            continue
+        result = m.group(2)
+        if result == "1/2-1/2":
+            draws += 1
+        elif (result == "1-0") == (white == "tuned"):
+            wins += 1
+        else:
+            losses += 1
+    rows = [
+        line for line in open(f"{folder}/report.md", encoding="utf-8")
+        if line.startswith("| tuned vs seed003")
+    ]
+    if not rows:
+        return [f"report.md has no Matches row for {pgn} ({wins + draws + losses} games)"]
+    cells = [c.strip() for c in rows[0].strip().strip("|").split("|")]
+    found = tuple(int(c) for c in cells[1:5])
+    want = (wins + draws + losses, wins, draws, losses)
+    if found != want:
+        return [f"report.md's match row says games/wins/draws/losses {found}, the PGN {want}"]
+    return []
+
+
 def main():
     committed, new = sys.argv[1], sys.argv[2]
-    problems = []
+    problems = match_problems(committed)
     if evaluator(f"{committed}/evaluator.json") != evaluator(f"{new}/evaluator.json"):
         problems.append("evaluator.json: the tuned weights or measures differ")
     for name in sorted(os.listdir(f"{new}/heatmaps")):
