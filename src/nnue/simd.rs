@@ -165,8 +165,12 @@ mod avx2 {
         subs: &[u32],
     ) {
         let n = out.len();
-        let src = from.map_or(out.as_ptr(), <[i16]>::as_ptr);
+        // Both pointers come from the one `as_mut_ptr`: a `src` taken with `out.as_ptr()`
+        // first would be invalidated by the later `as_mut_ptr` (a unique reborrow of
+        // `out`) and reading through it would be undefined behaviour (Stacked Borrows;
+        // Miri reports it).
         let dst = out.as_mut_ptr();
+        let src = from.map_or(dst.cast_const(), <[i16]>::as_ptr);
         let w = weights.as_ptr();
         let mut i = 0;
         while i < n {
