@@ -29,7 +29,14 @@ pub struct Engine {
     stdin: ChildStdin,
     lines: Receiver<String>,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    /// Disconnected once the stderr reader has read to the end (the engine closed its
+    /// standard error, by exiting): nothing is ever sent on it.
+    stderr_done: Receiver<()>,
 }
+
+/// How long a failure waits for a dead engine's standard error to be read to its end: a
+/// bound only for an engine whose child process keeps the pipe open after it died.
+const STDERR_DRAIN: Duration = Duration::from_secs(2);
 
 impl Engine {
     /// Starts `command` (program, then arguments), does the `uci` handshake, sets
@@ -66,7 +73,10 @@ impl Engine {
         });
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let sink = tail.clone();
+        let (done, stderr_done) = channel::<()>();
         std::thread::spawn(move || {
+            // Dropped at the end of the thread: tells `describe` the tail is complete.
+            let _done = done;
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
                 let mut t = sink.lock().unwrap_or_else(|e| e.into_inner());
@@ -82,6 +92,7 @@ impl Engine {
             stdin,
             lines: rx,
             stderr: tail,
+            stderr_done,
         };
         engine.send("uci")?;
         engine.wait_for("uciok", Duration::from_secs(10))?;
@@ -92,10 +103,14 @@ impl Engine {
         Ok(engine)
     }
 
-    /// `what` with the engine's name and the last lines it wrote to standard error.
-    fn describe(&self, what: &str) -> String {
-        // Let the stderr reader catch up with an engine that just died.
-        std::thread::sleep(Duration::from_millis(20));
+    /// `what` with the engine's name and the last lines it wrote to standard error. When
+    /// the engine `exited`, the lines are those up to the end of its standard error (the
+    /// reader thread is waited for), so its last words are in the message.
+    fn describe(&self, what: &str, exited: bool) -> String {
+        if exited {
+            // Returns at once when the reader has finished (the sender is gone).
+            let _ = self.stderr_done.recv_timeout(STDERR_DRAIN);
+        }
         let tail = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
         if tail.is_empty() {
             format!("engine {}: {what}", self.name)
@@ -113,7 +128,9 @@ impl Engine {
     pub fn send(&mut self, line: &str) -> Result<(), EngineFailure> {
         writeln!(self.stdin, "{line}")
             .and_then(|()| self.stdin.flush())
-            .map_err(|e| EngineFailure::Exited(self.describe(&format!("cannot write to it: {e}"))))
+            .map_err(|e| {
+                EngineFailure::Exited(self.describe(&format!("cannot write to it: {e}"), true))
+            })
     }
 
     /// The next line, within `timeout`.
@@ -121,10 +138,10 @@ impl Engine {
         match self.lines.recv_timeout(timeout) {
             Ok(line) => Ok(line),
             Err(RecvTimeoutError::Timeout) => Err(EngineFailure::Timeout(
-                self.describe(&format!("no answer within {timeout:?}")),
+                self.describe(&format!("no answer within {timeout:?}"), false),
             )),
             Err(RecvTimeoutError::Disconnected) => {
-                Err(EngineFailure::Exited(self.describe("exited")))
+                Err(EngineFailure::Exited(self.describe("exited", true)))
             }
         }
     }
@@ -154,10 +171,10 @@ impl Engine {
             let left = deadline.saturating_duration_since(Instant::now());
             let line = self.read_line(left).map_err(|e| match e {
                 EngineFailure::Timeout(_) => EngineFailure::Timeout(
-                    self.describe(&format!("no `{word}` within {timeout:?}")),
+                    self.describe(&format!("no `{word}` within {timeout:?}"), false),
                 ),
                 EngineFailure::Exited(_) => EngineFailure::Exited(
-                    self.describe(&format!("exited while `{word}` was awaited")),
+                    self.describe(&format!("exited while `{word}` was awaited"), true),
                 ),
             })?;
             if line.split_whitespace().next() == Some(word) {
@@ -181,5 +198,43 @@ impl Drop for Engine {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// An "engine" that answers the handshake, then, at `go`, closes its standard output
+    /// and only afterwards, 300 ms later, says why it is dying on standard error (the
+    /// line is computed, so that the command quoted in the message does not hold it).
+    fn dying_engine() -> Vec<String> {
+        let script = r#"
+            while read -r line; do
+                case "$line" in
+                    uci) echo uciok ;;
+                    isready) echo readyok ;;
+                    go*) exec >&-; sleep 0.3; echo "out of memory at ply $((3 + 4))" >&2; exit 3 ;;
+                esac
+            done
+        "#;
+        vec!["sh".into(), "-c".into(), script.into()]
+    }
+
+    /// The failure of an engine that died quotes the last line it wrote to standard
+    /// error, however late that line comes after its standard output closed: the
+    /// message waits for the stderr reader to reach the end, not for a fixed time.
+    #[test]
+    fn a_dead_engines_last_words_are_in_the_failure() {
+        let mut engine = Engine::start("dying", &dying_engine(), &[]).unwrap();
+        engine.send("go depth 1").unwrap();
+        let err = engine
+            .wait_for("bestmove", Duration::from_secs(60))
+            .unwrap_err();
+        let EngineFailure::Exited(msg) = err else {
+            panic!("not an exit: {err:?}");
+        };
+        assert!(msg.contains("exited while `bestmove` was awaited"), "{msg}");
+        assert!(msg.contains("out of memory at ply 7"), "{msg}");
     }
 }

@@ -160,16 +160,41 @@ mod tests {
         assert_eq!(s.threads(), 1);
     }
 
+    /// The helpers search while the main thread does, and their nodes count. No clock:
+    /// the main thread, at its first `info`, waits there (so it searches no node) until
+    /// the shared node count has grown by a published batch, which only a helper can have
+    /// added, and then stops the search.
     #[test]
     fn helpers_search_and_their_nodes_count() {
         let p = pos("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3");
-        let limits = Limits {
-            movetime: Some(Duration::from_millis(300)),
+        let infinite = Limits {
+            infinite: true,
             ..Limits::default()
         };
         let mut three = searcher(3);
+        let control = three.control();
+        let shared = three.shared_nodes.clone();
         let mut reported = 0;
-        let r = three.search(&p, &[], &limits, &mut |i| reported = i.nodes);
+        let mut helped = false;
+        let r = three.search(&p, &[], &infinite, &mut |i| {
+            reported = i.nodes;
+            if helped {
+                return;
+            }
+            let before = shared.load(Ordering::Relaxed);
+            // A bound for a broken build only (helpers that never search), not a timing.
+            let deadline = std::time::Instant::now() + Duration::from_secs(120);
+            while shared.load(Ordering::Relaxed) < before + 1024 {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "no helper searched a batch of nodes in two minutes"
+                );
+                std::thread::yield_now();
+            }
+            helped = true;
+            control.stop.store(true, Ordering::SeqCst);
+        });
+        assert!(helped);
         assert!(p.legal_moves().contains(&r.best.unwrap()));
         // The helpers' nodes are in the total, which every thread publishes per 1024.
         assert!(r.nodes > three.nodes, "helpers searched no node");
@@ -178,9 +203,15 @@ mod tests {
             three.shared_nodes.load(Ordering::Relaxed) + (three.nodes & 1023)
         );
         assert!(reported > 0 && reported <= r.nodes, "{reported}");
-        // They were stopped with the main thread: a second search starts at once.
-        let r2 = three.search(&p, &[], &limits, &mut |_| {});
+        // They were stopped with the main thread: a second search runs and ends.
+        control.stop.store(false, Ordering::SeqCst);
+        let depth = Limits {
+            depth: Some(3),
+            ..Limits::default()
+        };
+        let r2 = three.search(&p, &[], &depth, &mut |_| {});
         assert!(r2.best.is_some());
+        assert_eq!(r2.depth, 3);
     }
 
     #[test]

@@ -134,44 +134,30 @@ pub fn fixture(name: &str) -> String {
         .to_string()
 }
 
-/// Whether the environment variable `CI` is set (to anything but empty, `0` or `false`):
-/// then a missing tool or data set is a failure, not a skip.
-pub fn under_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
-}
-
-/// The one place a test decides to skip: returns `found`; when `found` is false it says
-/// `skipped: needs WHAT` on stderr (shown with `--nocapture`) or, under CI (see
-/// [`under_ci`]), panics, so a check that could not run never looks like one that passed.
-/// Use as `if !need("chromium", found) { return; }`.
-pub fn need(what: &str, found: bool) -> bool {
-    if !found {
-        if under_ci() {
-            panic!("CI is set and this test needs {what}, which is missing here");
-        }
-        eprintln!("skipped: needs {what}");
-    }
-    found
-}
-
-/// Path of a file under `../shared/data/` if it exists; a missing file goes through
-/// [`need`] (a skip, or a failure under CI).
-pub fn shared(name: &str) -> Option<PathBuf> {
+/// Path of a file under `../shared/data/`. Only for tests marked
+/// `#[cfg_attr(not(has_shared_data), ignore = "...")]` (see `build.rs`): the directory is
+/// there, so a missing file is a failure.
+pub fn shared(name: &str) -> PathBuf {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/data")
         .join(name);
-    need(
-        &format!("../shared/data/{name} (not found at {})", p.display()),
+    assert!(
         p.exists(),
-    )
-    .then_some(p)
+        "../shared/data/{name} not found at {}",
+        p.display()
+    );
+    p
 }
 
-/// Defines a test that gets a fresh [`Dir`]: `cgtest!(name, |dir| { ... });`
+/// Defines a test that gets a fresh [`Dir`]: `cgtest!(name, |dir| { ... });`, with
+/// attributes before the name if needed (`cgtest!(#[cfg_attr(...)] name, |dir| ...)`).
+/// A test that needs a tool or data set is ignored where `build.rs` did not find it:
+/// `#[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]`.
 #[macro_export]
 macro_rules! cgtest {
-    ($name:ident, |$dir:ident| $body:block) => {
+    ($(#[$attr:meta])* $name:ident, |$dir:ident| $body:block) => {
         #[test]
+        $(#[$attr])*
         fn $name() {
             let $dir = $crate::util::Dir::new();
             $body

@@ -6,6 +6,12 @@
 //! from the start, recognises the rows the killed run already stored (same source, line
 //! and ply) as its own, and ends with the same rows, ids and counters as an uninterrupted
 //! run. A file that was imported completely before is skipped unless forced.
+//!
+//! An input that breaks part-way (a truncated download, a corrupt archive) fails the
+//! import, but every row read before the break is committed first and the source stays
+//! unfinished. The same path, once the file is complete (grown, with the bytes the broken
+//! run read unchanged: checked by fingerprinting that run's length of the new file),
+//! resumes that source as above.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -93,6 +99,10 @@ const PIPE_BATCH: usize = 4096;
 const SHOWN_REJECTS: usize = 10;
 
 /// Imports `path` (`-` for standard input) into the open database.
+///
+/// When the input breaks part-way ([`Error::BrokenInput`]: a truncated or corrupt file),
+/// the rows read before the break are committed, the source is left unfinished (see the
+/// module's documentation for how a later run resumes it) and the error is returned.
 pub fn import_file(
     conn: &mut Connection,
     path: &Path,
@@ -134,14 +144,19 @@ pub fn import_file(
 
     let previous: Option<(i64, Option<String>)> = match &fingerprint {
         None => None,
-        Some(fp) => conn
+        Some(fp) => match conn
             .query_row(
                 "SELECT id, finished_at FROM sources WHERE path = ?1 AND fingerprint = ?2 AND format = ?3 \
                  ORDER BY id DESC LIMIT 1",
                 params![stored_path, fp, format.as_str()],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
-            .optional()?,
+            .optional()?
+        {
+            Some(found) => Some(found),
+            None => grown_unfinished(conn, Path::new(&stored_path), format, fp)?
+                .map(|id| (id, None)),
+        },
     };
 
     let input = data::open_input_with_progress(path, progress)?;
@@ -161,12 +176,13 @@ pub fn import_file(
             return Ok(summary);
         }
         Some((id, None)) => {
-            // Resume a killed run: start its counts and rejects again from scratch.
+            // Resume a killed or broken run: start its counts and rejects again from
+            // scratch (and take the fingerprint of the file as it is now, when it grew).
             let tx = conn.transaction()?;
             tx.execute(
-                "UPDATE sources SET rows_read = 0, rows_imported = 0, rows_duplicate = 0, rows_rejected = 0 \
-                 WHERE id = ?1",
-                [id],
+                "UPDATE sources SET rows_read = 0, rows_imported = 0, rows_duplicate = 0, rows_rejected = 0, \
+                 fingerprint = ?2 WHERE id = ?1",
+                params![id, fingerprint],
             )?;
             tx.execute("DELETE FROM import_errors WHERE source_id = ?1", [id])?;
             tx.commit()?;
@@ -206,7 +222,7 @@ pub fn import_file(
         let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Item>>(8);
         let reader = scope.spawn(move || {
             let mut batch = Vec::with_capacity(PIPE_BATCH);
-            data::read(format, input.reader, read_opts, &mut |item| {
+            let read = data::read(format, input.reader, read_opts, &mut |item| {
                 batch.push(item);
                 if batch.len() == PIPE_BATCH {
                     let full = std::mem::replace(&mut batch, Vec::with_capacity(PIPE_BATCH));
@@ -214,18 +230,28 @@ pub fn import_file(
                         .map_err(|_| Error::Invalid("import writer stopped".into()))?;
                 }
                 Ok(())
-            })?;
+            });
+            // The rows read before a break are handed over too: they are kept.
             if !batch.is_empty() {
-                tx.send(batch)
-                    .map_err(|_| Error::Invalid("import writer stopped".into()))?;
+                // A writer that stopped has its own error, which is the one reported.
+                let _ = tx.send(batch);
             }
-            Ok(())
+            read
         });
         let written = rx.iter().flatten().try_for_each(|item| writer.item(item));
         // On a write error the receiver is dropped here, which stops the reader.
         drop(rx);
         let read = reader.join().expect("import reader thread panicked");
-        written.and(read)
+        written?;
+        if let Err(e) = read {
+            // The input broke (or a reader failed) after the rows written so far, which
+            // are good: commit them with their counters, leave the source unfinished for
+            // a later run to resume, and report the break.
+            writer.flush_counters()?;
+            writer.tx.execute_batch("COMMIT; BEGIN")?;
+            return Err(e);
+        }
+        Ok(())
     })?;
     writer.flush_counters()?;
     // A game whose moves gave no stored position (no evals, all rejected, or not a game at
@@ -261,22 +287,63 @@ pub fn game_starts(conn: &Connection) -> Result<Vec<String>> {
 
 /// Size and a hash of the first and last MiB: tells "the same file again" cheaply.
 fn fingerprint(path: &Path) -> Result<String> {
+    let len = std::fs::metadata(path)
+        .map_err(|e| Error::io(path, e))?
+        .len();
+    fingerprint_of_prefix(path, len)
+}
+
+/// The [`fingerprint`] the first `len` bytes of `path` would have as a file of their own
+/// (`len` at most the file's length).
+fn fingerprint_of_prefix(path: &Path, len: u64) -> Result<String> {
     const PART: u64 = 1 << 20;
     let io = |e| Error::io(path, e);
     let mut file = File::open(path).map_err(io)?;
-    let len = file.metadata().map_err(io)?.len();
     let mut hash = Fnv1a64::default();
-    let mut buf = Vec::with_capacity(PART as usize);
-    (&mut file).take(PART).read_to_end(&mut buf).map_err(io)?;
+    let mut buf = Vec::with_capacity(PART.min(len) as usize);
+    (&mut file)
+        .take(PART.min(len))
+        .read_to_end(&mut buf)
+        .map_err(io)?;
     hash.write(&buf);
     if len > PART {
         buf.clear();
-        file.seek(SeekFrom::Start(len.saturating_sub(PART).max(PART)))
-            .map_err(io)?;
-        file.take(PART).read_to_end(&mut buf).map_err(io)?;
+        let start = len.saturating_sub(PART).max(PART);
+        file.seek(SeekFrom::Start(start)).map_err(io)?;
+        file.take(len - start).read_to_end(&mut buf).map_err(io)?;
         hash.write(&buf);
     }
     Ok(format!("{len}:{:016x}", hash.finish()))
+}
+
+/// The newest unfinished source of `path` in `format` whose file has grown since, its
+/// old bytes unchanged: the run broke on a truncated file (a download cut short) that is
+/// complete now, `fp` being its fingerprint. Such a run is resumed like a killed one.
+fn grown_unfinished(
+    conn: &Connection,
+    path: &Path,
+    format: Format,
+    fp: &str,
+) -> Result<Option<i64>> {
+    let newest: Option<(i64, Option<String>)> = conn
+        .query_row(
+            "SELECT id, fingerprint FROM sources WHERE path = ?1 AND format = ?2 \
+             AND finished_at IS NULL ORDER BY id DESC LIMIT 1",
+            params![path.display().to_string(), format.as_str()],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    let Some((id, Some(old))) = newest else {
+        return Ok(None);
+    };
+    let size = |fp: &str| fp.split_once(':').and_then(|(n, _)| n.parse::<u64>().ok());
+    let (Some(old_len), Some(new_len)) = (size(&old), size(fp)) else {
+        return Ok(None);
+    };
+    if old_len >= new_len || fingerprint_of_prefix(path, old_len)? != old {
+        return Ok(None);
+    }
+    Ok(Some(id))
 }
 
 /// Test hook, the only one of the import: `CHESSGRAPH_TEST_PAUSE_AFTER_BATCH=N:PATH` makes
