@@ -525,47 +525,50 @@ cgtest!(hash_and_syzygy_options, |dir| {
 // At a root inside the tables the score has the winner's sign, for either side to move:
 // a GUI shows a won ending as won and a tournament manager adjudicates it so.
 #[cfg(feature = "syzygy")]
-cgtest!(tablebase_root_scores_have_the_winners_sign, |dir| {
-    let Some(tables) = crate::util::shared("syzygy") else {
-        return;
-    };
-    let mut e = Uci::start(&dir, &[]);
-    e.handshake();
-    e.send(&format!(
-        "setoption name SyzygyPath value {}",
-        tables.display()
-    ));
-    e.expect("info string syzygy:");
-    for (fen, sign) in [
-        ("8/8/8/4k3/8/8/8/R3K3 w - - 0 1", 1),
-        ("8/8/8/4k3/8/8/8/R3K3 b - - 0 1", -1),
-        ("r3k3/8/8/8/4K3/8/8/8 b - - 0 1", 1),
-        ("r3k3/8/8/8/4K3/8/8/8 w - - 0 1", -1),
-        ("8/8/8/4k3/8/8/8/1B2K3 w - - 0 1", 0),
-    ] {
-        e.send(&format!("position fen {fen}"));
-        e.send("go movetime 100");
-        let mut score = None;
-        loop {
-            let line = e.expect("");
-            if let Some(rest) = line.split(" score cp ").nth(1) {
-                score = rest
-                    .split_whitespace()
-                    .next()
-                    .map(|v| v.parse::<i32>().unwrap());
+cgtest!(
+    #[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data beside the clone")]
+    tablebase_root_scores_have_the_winners_sign,
+    |dir| {
+        let tables = crate::util::shared("syzygy");
+        let mut e = Uci::start(&dir, &[]);
+        e.handshake();
+        e.send(&format!(
+            "setoption name SyzygyPath value {}",
+            tables.display()
+        ));
+        e.expect("info string syzygy:");
+        for (fen, sign) in [
+            ("8/8/8/4k3/8/8/8/R3K3 w - - 0 1", 1),
+            ("8/8/8/4k3/8/8/8/R3K3 b - - 0 1", -1),
+            ("r3k3/8/8/8/4K3/8/8/8 b - - 0 1", 1),
+            ("r3k3/8/8/8/4K3/8/8/8 w - - 0 1", -1),
+            ("8/8/8/4k3/8/8/8/1B2K3 w - - 0 1", 0),
+        ] {
+            e.send(&format!("position fen {fen}"));
+            e.send("go movetime 100");
+            let mut score = None;
+            loop {
+                let line = e.expect("");
+                if let Some(rest) = line.split(" score cp ").nth(1) {
+                    score = rest
+                        .split_whitespace()
+                        .next()
+                        .map(|v| v.parse::<i32>().unwrap());
+                }
+                if line.starts_with("bestmove") {
+                    break;
+                }
             }
-            if line.starts_with("bestmove") {
-                break;
+            let score =
+                score.unwrap_or_else(|| panic!("{fen}: no score\n{}", e.transcript.join("\n")));
+            assert_eq!(score.signum(), sign, "{fen}: score cp {score}");
+            if sign != 0 {
+                assert!(score.abs() > 20_000, "{fen}: score cp {score}");
             }
         }
-        let score = score.unwrap_or_else(|| panic!("{fen}: no score\n{}", e.transcript.join("\n")));
-        assert_eq!(score.signum(), sign, "{fen}: score cp {score}");
-        if sign != 0 {
-            assert!(score.abs() > 20_000, "{fen}: score cp {score}");
-        }
+        e.quit();
     }
-    e.quit();
-});
+);
 
 cgtest!(engine_searches_with_several_threads, |dir| {
     let mut e = Uci::start(&dir, &[]);
