@@ -6,10 +6,27 @@ use shakmaty::san::{San, SanError, SanPlus};
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Move, Role};
 
+/// Why a suite's move text is not one legal move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MoveTextError {
+    /// SAN and UCI/LAN read the text as different moves.
+    #[error("ambiguous: SAN and UCI/LAN readings are different moves")]
+    Readings,
+    /// A SAN move several pieces can make.
+    #[error("ambiguous: several pieces can make this move")]
+    Pieces,
+    /// A well-formed move that is illegal here.
+    #[error("illegal move in this position")]
+    Illegal,
+    /// No notation reads the text.
+    #[error("not a move in SAN, UCI or long algebraic notation")]
+    Unreadable,
+}
+
 /// A move in SAN, UCI or long algebraic notation, legal in `pos`. Every notation that
 /// reads the text must give the same move; a SAN move two pieces could make is refused
 /// as ambiguous.
-pub fn parse_move(pos: &Chess, text: &str) -> Result<Move, String> {
+pub fn parse_move(pos: &Chess, text: &str) -> Result<Move, MoveTextError> {
     let san = SanPlus::from_ascii(text.as_bytes()).map(|s| s.san.to_move(pos));
     let readings: Vec<Move> = [
         san.as_ref().ok().and_then(|r| r.as_ref().ok().copied()),
@@ -21,13 +38,11 @@ pub fn parse_move(pos: &Chess, text: &str) -> Result<Move, String> {
     .collect();
     match readings.split_first() {
         Some((&first, rest)) if rest.iter().all(|&m| m == first) => Ok(first),
-        Some(_) => Err("ambiguous: SAN and UCI/LAN readings are different moves".to_owned()),
+        Some(_) => Err(MoveTextError::Readings),
         None => match san {
-            Ok(Err(SanError::AmbiguousSan)) => {
-                Err("ambiguous: several pieces can make this move".to_owned())
-            }
-            Ok(Err(SanError::IllegalSan)) => Err("illegal move in this position".to_owned()),
-            _ => Err("not a move in SAN, UCI or long algebraic notation".to_owned()),
+            Ok(Err(SanError::AmbiguousSan)) => Err(MoveTextError::Pieces),
+            Ok(Err(SanError::IllegalSan)) => Err(MoveTextError::Illegal),
+            _ => Err(MoveTextError::Unreadable),
         },
     }
 }
@@ -105,7 +120,7 @@ mod tests {
         fen::parse(text, Leniency::Strict).unwrap()
     }
 
-    fn read(p: &Chess, text: &str) -> Result<String, String> {
+    fn read(p: &Chess, text: &str) -> Result<String, MoveTextError> {
         parse_move(p, text).map(|m| san(p, m))
     }
 
@@ -134,13 +149,10 @@ mod tests {
         // LAN with the wrong piece, a capture that captures nothing, a move that is not legal.
         assert!(read(&start, "Bg1-f3").is_err());
         assert!(read(&start, "e2xe4").is_err());
-        let e = read(&start, "Nf6").unwrap_err();
-        assert!(e.contains("illegal"), "{e}");
-        let e = read(&start, "xyz").unwrap_err();
-        assert!(e.contains("not a move"), "{e}");
+        assert_eq!(read(&start, "Nf6"), Err(MoveTextError::Illegal));
+        assert_eq!(read(&start, "xyz"), Err(MoveTextError::Unreadable));
         let two_knights = pos("4k3/8/8/8/8/8/8/1N2KN2 w - - 0 1");
-        let e = read(&two_knights, "Nd2").unwrap_err();
-        assert!(e.contains("ambiguous"), "{e}");
+        assert_eq!(read(&two_knights, "Nd2"), Err(MoveTextError::Pieces));
         assert_eq!(read(&two_knights, "Nbd2"), Ok("Nbd2".to_owned()));
     }
 
