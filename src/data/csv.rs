@@ -200,7 +200,7 @@ fn parse_record(fields: &csv::StringRecord, line: u64, cols: Columns, pov: Pov) 
     };
     let label = match Label::parse_csv(&fields[cols.eval]) {
         Ok(l) => l,
-        Err(e) => return reject(e),
+        Err(e) => return reject(e.to_string()),
     };
     let label = match pov {
         Pov::White => label,
@@ -208,7 +208,7 @@ fn parse_record(fields: &csv::StringRecord, line: u64, cols: Columns, pov: Pov) 
     };
     let label = match super::check_label(label, &pos) {
         Ok(l) => l,
-        Err(e) => return reject(e),
+        Err(e) => return reject(e.to_string()),
     };
     Item::Row(Row {
         line,

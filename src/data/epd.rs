@@ -160,7 +160,7 @@ fn parse_row(text: &str, line: u64) -> Item {
     };
     let label = match super::check_label(label, &pos) {
         Ok(l) => l,
-        Err(e) => return reject(e),
+        Err(e) => return reject(e.to_string()),
     };
     let result = match epd.get("c9").or_else(|| epd.get("result")) {
         None => None,

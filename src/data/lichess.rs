@@ -118,7 +118,7 @@ fn parse_row(text: &str, line: u64) -> Item {
     };
     let label = match super::check_label(label, &pos) {
         Ok(l) => l,
-        Err(e) => return reject(e),
+        Err(e) => return reject(e.to_string()),
     };
     Item::Row(Row {
         line,

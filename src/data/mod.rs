@@ -247,11 +247,9 @@ impl Label {
     }
 
     /// Parses a chessData.csv evaluation: `+56`, `-10`, `0`, `#+3`, `#-2` (also `#3`).
-    pub fn parse_csv(s: &str) -> std::result::Result<Label, String> {
+    pub fn parse_csv(s: &str) -> std::result::Result<Label, LabelError> {
         let s = s.trim();
-        let bad = || {
-            format!("bad evaluation {s:?} (expected centipawns like +56, or a mate score like #-2)")
-        };
+        let bad = || LabelError::Csv(s.to_owned());
         if let Some(m) = s.strip_prefix('#') {
             parse_signed(m).map(Label::Mate).ok_or_else(bad)
         } else {
@@ -468,14 +466,26 @@ pub fn read_lines(
     }
 }
 
+/// Why an evaluation in the input is not a label.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LabelError {
+    /// A CSV evaluation that is neither centipawns nor a mate score.
+    #[error("bad evaluation {0:?} (expected centipawns like +56, or a mate score like #-2)")]
+    Csv(String),
+    /// A PGN `[%eval]` operand that is neither pawns nor a mate score.
+    #[error("bad [%eval] value {0:?} (expected pawns like 0.17 or a mate like #-3)")]
+    Pgn(String),
+    /// A mate in 0 for a side that is not checkmated.
+    #[error("mate in 0 but the side to move is not checkmated")]
+    MateInZero,
+}
+
 /// Checks a label against its position: a mate in 0 (`#0`, `#-0`, `dm 0`) is only true of a
 /// position whose side to move is checkmated.
-pub fn check_label(label: Label, pos: &shakmaty::Chess) -> std::result::Result<Label, String> {
+pub fn check_label(label: Label, pos: &shakmaty::Chess) -> std::result::Result<Label, LabelError> {
     use shakmaty::Position;
     match label {
-        Label::Mate(0) if !pos.is_checkmate() => {
-            Err("mate in 0 but the side to move is not checkmated".into())
-        }
+        Label::Mate(0) if !pos.is_checkmate() => Err(LabelError::MateInZero),
         l => Ok(l),
     }
 }

@@ -321,9 +321,9 @@ fn find_eval(comment: &[u8]) -> Option<&[u8]> {
 }
 
 /// Parses `0.17`, `-1.5`, `#3`, `#-3` into a White-point-of-view label.
-fn parse_eval(raw: &[u8]) -> std::result::Result<Label, String> {
-    let s = std::str::from_utf8(raw).map_err(|_| "eval is not UTF-8".to_owned())?;
-    let bad = || format!("bad [%eval] value {s:?} (expected pawns like 0.17 or a mate like #-3)");
+fn parse_eval(raw: &[u8]) -> std::result::Result<Label, super::LabelError> {
+    let s = String::from_utf8_lossy(raw);
+    let bad = || super::LabelError::Pgn(s.clone().into_owned());
     if let Some(m) = s.strip_prefix('#') {
         return super::parse_signed(m).map(Label::Mate).ok_or_else(bad);
     }
