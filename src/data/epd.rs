@@ -40,17 +40,25 @@ impl EpdLine {
     }
 }
 
+/// Why an EPD line does not split into a position and operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EpdError {
+    /// Fewer than the four position fields.
+    #[error("expected 4 position fields, found {0}")]
+    Fields(usize),
+    /// A quoted operand without its closing quote.
+    #[error("unterminated string in operations")]
+    Unterminated,
+}
+
 /// Splits an EPD line into its position and operations.
-pub fn parse_line(text: &str) -> std::result::Result<EpdLine, String> {
+pub fn parse_line(text: &str) -> std::result::Result<EpdLine, EpdError> {
     let mut rest = text.trim();
     let mut fields = Vec::with_capacity(6);
     for _ in 0..4 {
         let (field, after) = next_token(rest);
         if field.is_empty() {
-            return Err(format!(
-                "expected 4 position fields, found {}",
-                fields.len()
-            ));
+            return Err(EpdError::Fields(fields.len()));
         }
         fields.push(field);
         rest = after;
@@ -77,7 +85,7 @@ fn next_token(s: &str) -> (&str, &str) {
     s.split_at(end)
 }
 
-fn parse_operations(text: &str) -> std::result::Result<Vec<Operation>, String> {
+fn parse_operations(text: &str) -> std::result::Result<Vec<Operation>, EpdError> {
     let mut ops = Vec::new();
     let mut tokens: Vec<String> = Vec::new();
     let mut chars = text.chars().peekable();
@@ -95,7 +103,7 @@ fn parse_operations(text: &str) -> std::result::Result<Vec<Operation>, String> {
                     match chars.next() {
                         Some('"') => break,
                         Some(ch) => quoted.push(ch),
-                        None => return Err("unterminated string in operations".to_owned()),
+                        None => return Err(EpdError::Unterminated),
                     }
                 }
                 flush(&mut current, &mut tokens);
@@ -137,7 +145,7 @@ fn parse_row(text: &str, line: u64) -> Item {
     let reject = |reason: String| Item::Reject(Reject::new(line, text, reason));
     let epd = match parse_line(text) {
         Ok(e) => e,
-        Err(e) => return reject(e),
+        Err(e) => return reject(e.to_string()),
     };
     let pos = match parse_position(&epd.fen) {
         Ok(p) => p,

@@ -176,7 +176,7 @@ pub fn read_epd(input: impl BufRead) -> std::io::Result<PuzzleSet> {
 
 /// Parses one EPD puzzle line.
 pub fn parse_epd_puzzle(text: &str, line: u64) -> std::result::Result<Puzzle, String> {
-    let epd = epd::parse_line(text)?;
+    let epd = epd::parse_line(text).map_err(|e| e.to_string())?;
     let position = parse_puzzle_fen(&epd.fen)?;
     let mate_in = match epd.get("dm") {
         None => None,
