@@ -8,7 +8,7 @@
 # Everything goes into a fresh output folder (default target/sample/, replaced at each run;
 # the database is OUT/sample.db), never over the committed reports/:
 #   OUT/evaluator.json, OUT/heatmaps/, OUT/match-tuned-seed003.pgn, OUT/report.md
-# scripts/make-reports.sh copies a run into reports/.
+# scripts/tools/make-reports.sh copies a run into reports/.
 #
 # MATCH_GAMES (default 40) sets the match length; 0 skips the match.
 # Usage: scripts/run-sample.sh [OUT]

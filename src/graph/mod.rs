@@ -7,7 +7,7 @@
 //! the caller's edge vector, which is reused.
 //!
 //! The definitions are the study's and are pinned by a golden file computed with
-//! python-chess (`scripts/golden_features.py`, `tests/golden/features.csv`):
+//! python-chess (`scripts/golden/features.py`, `tests/golden/features.csv`):
 //! "attacks" are always direct attacks with the current occupancy (no x-rays; pinned
 //! pieces and kings attack as usual; pawns attack their capture diagonals only), which is
 //! python-chess's `board.attacks(sq)` / `board.attackers(color, sq)`.

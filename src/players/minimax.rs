@@ -247,7 +247,7 @@ mod tests {
     use crate::chess::moves::uci;
     use std::sync::atomic::Ordering;
 
-    /// python-chess negamax values and best-move sets (`scripts/golden_minimax.py`).
+    /// python-chess negamax values and best-move sets (`scripts/golden/minimax.py`).
     const GOLDEN: &str = include_str!("../../tests/golden/minimax.csv");
 
     fn pos(fen: &str) -> Chess {

@@ -147,7 +147,7 @@ mod tests {
     }
 
     /// WDL and DTZ of 35,000 random positions (1,000 of each 3- and 4-piece material)
-    /// equal python-chess's probes of the same tables (`scripts/golden_syzygy.py`).
+    /// equal python-chess's probes of the same tables (`scripts/golden/syzygy.py`).
     #[test]
     fn probes_equal_python_chess() {
         let Some((tb, files)) = shared_tables() else {

@@ -31,7 +31,7 @@ cgtest!(
             "elo0=0,elo1=10",
         ]);
         assert!(out.contains("SPRT: H1 accepted (passed), LLR 2.9"), "{out}");
-        // Every pair WW: the exact GSPRT needs 104 of them (scripts/golden_sprt.py).
+        // Every pair WW: the exact GSPRT needs 104 of them (scripts/golden/sprt.py).
         assert_eq!(verdict_games(&out), 208, "{out}");
         assert_eq!(out.matches("\ngame ").count(), 208, "stopped, not capped");
         assert!(out.contains("pentanomial 0 0 0 0 104"), "{out}");
