@@ -40,9 +40,6 @@ pub struct Args {
     /// Adjudicate a draw when a game reaches this many moves (of each side) from its opening.
     #[arg(long, default_value_t = 200, value_name = "N")]
     max_moves: u32,
-    /// The same limit in plies (hidden: the older spelling, kept for scripts).
-    #[arg(long, value_name = "N", hide = true, conflicts_with = "max_moves")]
-    max_plies: Option<u32>,
     /// Write the games to this PGN file.
     #[arg(long, value_name = "FILE")]
     pgn: Option<PathBuf>,
@@ -122,7 +119,6 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         .unwrap_or(if args.sprt.is_some() { 20_000 } else { 20 });
     anyhow::ensure!(games >= 1, "--games must be at least 1");
     anyhow::ensure!(args.max_moves >= 1, "--max-moves must be at least 1");
-    anyhow::ensure!(args.max_plies != Some(0), "--max-plies must be at least 1");
     anyhow::ensure!(
         args.sprt.is_none() || games.is_multiple_of(2),
         "--sprt counts games in pairs (one opening, colours swapped): --games must be even, not {games}"
@@ -137,7 +133,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         games,
         tc,
         openings,
-        max_plies: args.max_plies.unwrap_or(args.max_moves.saturating_mul(2)),
+        max_plies: args.max_moves.saturating_mul(2),
         sprt: args.sprt,
     };
     let mut pgn = match &args.pgn {
