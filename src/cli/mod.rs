@@ -23,7 +23,7 @@ pub mod bench;
 pub mod datagen;
 pub mod engine;
 pub mod eval;
-pub mod export;
+pub mod export_evaluator;
 #[cfg(feature = "parquet")]
 pub mod export_data;
 pub mod fit;

@@ -15,7 +15,7 @@ use chessgraph::tune::{self, Options, TuneTarget};
 /// Arguments of `chessgraph tune`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Write the tuned evaluator to this file (JSON; `chessgraph export` can write it later too).
+    /// Write the tuned evaluator to this file (JSON; `chessgraph export-evaluator` can write it later too).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Name of the tuned evaluator in the database [default: tuned-N].

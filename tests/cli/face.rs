@@ -57,7 +57,7 @@ cgtest!(
 
 cgtest!(match_passes_its_db_to_chessgraph_engines, |dir| {
     small_db(&dir);
-    dir.ok(&["export", "material", "--out", "m.json"]);
+    dir.ok(&["export-evaluator", "material", "--out", "m.json"]);
     let json = std::fs::read_to_string(dir.path().join("m.json")).unwrap();
     dir.sql()
         .execute(
@@ -295,7 +295,7 @@ cgtest!(help_is_plain_words_and_says_when_the_db_is_created, |dir| {
         "label",
         "train",
         "eval",
-        "export",
+        "export-evaluator",
         "heatmap",
         "engine",
         "bench",
