@@ -19,7 +19,7 @@
 #        3600; 0 skips the step), DATAGEN_GAMES (default 24000; 0 skips), DEPTH (default 4),
 #        HIDDEN (default 512)
 # DEPTH 8 instead of 4 gave no better network on 894k generated positions (2026-11-26, two
-# seeds; docs/nnue-experiments.md) and labels at 341 positions/s instead of 2,635.
+# seeds; docs/log/nnue.md) and labels at 341 positions/s instead of 2,635.
 # Time on the 2-core machine (2026-11-25, both cores): Stockfish self-play ~150 positions/s
 # per process (~120 plies a game): 3,600 games ~ 434k positions ~ 25 min; datagen 1,374
 # kept positions/s: 24,000 games ~ 2M positions ~ 25 min; label 2,316 positions/s at depth
