@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The main job on the shared sample: build; import the 200k Stockfish-labelled positions and
-# the PGN of their games (for results); analyze; the study's regression; tune an evaluator;
+# the PGN of their games (for results); analyze; the graph-features study's regression; tune an evaluator;
 # compare it with the built-ins on the held-out test part; draw the heatmaps; solve the
-# shared mate puzzles; benchmark the engine; play the tuned evaluator against the study's
+# shared mate puzzles; benchmark the engine; play the tuned evaluator against the graph-features study's
 # bot; write the report.
 #
 # Everything goes into a fresh output folder (default target/sample/, replaced at each run;

@@ -34,7 +34,7 @@ time_it "tune" cg tune --quiet --name bench --out "$tmp/tuned.json"
 time_it "heatmap" cg heatmap --out-dir "$tmp/hm"
 time_it "eval (test)" cg eval --evaluator material,seed003,"$tmp/tuned.json"
 echo
-echo "== fit linear (the study's regression)"
+echo "== fit linear (the graph-features study's regression)"
 cg fit linear
 echo
 echo "== tune (last run)"

@@ -11,7 +11,7 @@ else pyarrow) and checks it against the SQLite database it came from (Python's s
   analyzed with `--edges all`);
 - every file holds at most --rows-per-file rows, and files are numbered from 00000;
 - with DuckDB, the README's recipe queries: the heatmap's mean evaluation per piece and
-  square (against chessgraph's heatmap.csv) and the study's regression (against
+  square (against chessgraph's heatmap.csv) and the graph-features study's regression (against
   `chessgraph fit linear --json`), computed on the Parquet files alone.
 
 Exit codes: 0 all equal, 1 a difference (printed), 77 neither duckdb nor pyarrow is

@@ -3,7 +3,7 @@
 
 An independent reference for src/graph (it is not a port of the Rust code): every value
 is computed square by square from python-chess's own move generator and attack queries,
-straight from the study's definitions.
+straight from the graph-features study's definitions.
 
 Usage (from the repository root; needs `pip install chess`, and `zstd` or the
 `zstandard` module for the shared data):

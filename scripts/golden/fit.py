@@ -5,7 +5,7 @@
     python3 scripts/golden/fit.py golden         # write tests/golden/fit_linear.json
 
 make-fixture (needs python-chess and ../shared/data/positions-200k.csv.zst) picks 400
-positions of the shared set that pass the study's filter (material = 0, total_material > 40,
+positions of the shared set that pass the graph-features study's filter (material = 0, total_material > 40,
 centipawn evaluation) and computes their features with python-chess, following the
 `features` column definitions in migrations/0001_init.sql. The fit tests only need feature
 values and evaluations that belong together, not chessgraph's own analyzer.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Golden values for the study's evaluation terms, computed with python-chess.
+"""Golden values for the graph-features study's evaluation terms, computed with python-chess.
 
 Reads tests/fixtures/eval-positions-2k.csv (FEN,Evaluation) and writes
 tests/golden/study-terms.csv with, per position:

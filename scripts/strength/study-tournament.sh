@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the PUC-Rio study's experiment with chessgraph's players: a round robin of
+# Regenerates the PUC-Rio players study's tournament with chessgraph's players: a round robin of
 # random, greedy, minimax (depth 4), MCTS (3,000 iterations), the logistic move classifier,
 # the engine with seed003 and with the tuned evaluator, and Debian's Stockfish 15.1 at two
 # UCI_Elo levels as anchors; then each player's accuracy on the shared mates in two.
@@ -50,7 +50,7 @@ cg --db "$db" tournament --name study "${args[@]}" --games "$games" --movetime "
     --max-moves 100 --concurrency 2 --anchor sf1350=1350 --pgn "$dir/study.pgn" --quiet \
     | tee "$dir/study-tournament.txt"
 
-# The study's mate-in-two column: each player's first move on the shared mates in two,
+# The PUC-Rio study's mate-in-two column: each player's first move on the shared mates in two,
 # refereed by the mate search.
 echo
 echo "| player | mates in two solved (of 166) |"

@@ -78,8 +78,8 @@ pub fn open_reading(path: &Path, first: &str) -> anyhow::Result<rusqlite::Connec
 }
 
 /// The evaluator a player uses when `--evaluator` names none: the engine plays with
-/// [`chessgraph::eval::DEFAULT_EVALUATOR`]; the studies' players reproduce the study, so
-/// they use its evaluator, `seed003`.
+/// [`chessgraph::eval::DEFAULT_EVALUATOR`]; the studies' players reproduce the studies, so
+/// they use the graph-features study's evaluator, `seed003`.
 pub fn default_evaluator(spec: &chessgraph::players::Spec) -> &'static str {
     if spec.name == "engine" {
         chessgraph::eval::DEFAULT_EVALUATOR
@@ -88,7 +88,7 @@ pub fn default_evaluator(spec: &chessgraph::players::Spec) -> &'static str {
     }
 }
 
-/// The PUC-Rio study's evaluator, which its players use unless told otherwise.
+/// The graph-features study's evaluator, which the studies' players use unless told otherwise.
 pub const STUDY_EVALUATOR: &str = "seed003";
 
 /// Records a command's summary in the `runs` table of the database at `path` for

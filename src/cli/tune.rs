@@ -27,7 +27,7 @@ pub struct Args {
     /// Starting weights and ridge centre: a built-in name, a file or a stored evaluator.
     #[arg(long, default_value = "simplified", value_name = "EVALUATOR")]
     start: String,
-    /// Also tune the study's mobility and king-safety terms (legal-move counts: slow in the engine).
+    /// Also tune the graph-features study's mobility and king-safety terms (legal-move counts: slow in the engine).
     #[arg(long)]
     study_terms: bool,
     /// K of σ(K·cp) instead of fitting it to the game results.

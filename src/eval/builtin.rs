@@ -175,7 +175,7 @@ pub fn by_name(name: &str) -> Option<Evaluator> {
             Evaluator::new(
                 name,
                 provenance(
-                    "built-in: the study's bot (Simplified Evaluation Function + 3 x study \
+                    "built-in: the graph-features study's bot (Simplified Evaluation Function + 3 x study \
                      mobility + 10 x study king safety)",
                 ),
                 w,
