@@ -23,9 +23,9 @@ pub mod bench;
 pub mod datagen;
 pub mod engine;
 pub mod eval;
-pub mod export_evaluator;
 #[cfg(feature = "parquet")]
 pub mod export_data;
+pub mod export_evaluator;
 pub mod fit;
 pub mod heatmap;
 pub mod import;
