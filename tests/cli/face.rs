@@ -51,7 +51,10 @@ cgtest!(
             );
         }
         let solve = String::from_utf8(dir.run(&["help", "solve"]).stdout).unwrap();
-        assert!(solve.contains("seed003, the graph-features study's evaluator"), "{solve}");
+        assert!(
+            solve.contains("seed003, the graph-features study's evaluator"),
+            "{solve}"
+        );
     }
 );
 
