@@ -265,7 +265,14 @@ cgtest!(export_fit_maps_the_study_weights, |dir| {
         e.contains("center_control") && e.contains("--drop-unmapped"),
         "{e}"
     );
-    dir.ok(&["export-evaluator", "--fit", "1", "--drop-unmapped", "--out", "f.json"]);
+    dir.ok(&[
+        "export-evaluator",
+        "--fit",
+        "1",
+        "--drop-unmapped",
+        "--out",
+        "f.json",
+    ]);
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("f.json")).unwrap()).unwrap();
     let coefs: serde_json::Value = serde_json::from_str(
