@@ -15,7 +15,7 @@ logs=$(mktemp -d)
 trap 'rm -rf "$work" "$logs"' EXIT
 ln -s "$root/tests" "$work/tests"
 bin=$(mktemp -d)
-ln -s "$root/target/release/chessgraph" "$bin/chessgraph"
+ln -s "${CARGO_TARGET_DIR:-$root/target}/release/chessgraph" "$bin/chessgraph"
 cd "$work"
 export PATH="$bin:$PATH"
 n=0
