@@ -20,7 +20,7 @@ cargo build --release   # shows its progress: a first build takes minutes on 2 c
 rm -rf "$out"
 mkdir -p "$out"
 db=$out/sample.db
-bin=$PWD/target/release/chessgraph
+bin=${CARGO_TARGET_DIR:-$PWD/target}/release/chessgraph
 cg() { "$bin" --db "$db" "$@"; }
 cg import "$data/positions-200k.csv.zst" "$data/games-200k.pgn.zst"
 cg analyze
