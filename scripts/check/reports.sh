@@ -5,6 +5,7 @@
 # change that moves a figure, scripts/tools/make-reports.sh regenerates reports/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+mkdir -p target
 MATCH_GAMES=0 scripts/run-sample.sh target/reports-check > target/reports-check.log 2>&1 ||
     { cat target/reports-check.log >&2; exit 1; }
 python3 scripts/check/compare-reports.py reports target/reports-check
