@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # The main job on the shared sample: build; import the 200k Stockfish-labelled positions and
-# the PGN of their games (for results); analyze; the study's regression; tune an evaluator;
+# the PGN of their games (for results); analyze; the graph-features study's regression; tune an evaluator;
 # compare it with the built-ins on the held-out test part; draw the heatmaps; solve the
-# shared mate puzzles; benchmark the engine; play the tuned evaluator against the study's
+# shared mate puzzles; benchmark the engine; play the tuned evaluator against the graph-features study's
 # bot; write the report.
 #
 # Everything goes into a fresh output folder (default target/sample/, replaced at each run;
 # the database is OUT/sample.db), never over the committed reports/:
 #   OUT/evaluator.json, OUT/heatmaps/, OUT/match-tuned-seed003.pgn, OUT/report.md
-# scripts/make-reports.sh copies a run into reports/.
+# scripts/tools/make-reports.sh copies a run into reports/.
 #
 # MATCH_GAMES (default 40) sets the match length; 0 skips the match.
 # Usage: scripts/run-sample.sh [OUT]
@@ -20,7 +20,7 @@ cargo build --release   # shows its progress: a first build takes minutes on 2 c
 rm -rf "$out"
 mkdir -p "$out"
 db=$out/sample.db
-bin=$PWD/target/release/chessgraph
+bin=${CARGO_TARGET_DIR:-$PWD/target}/release/chessgraph
 cg() { "$bin" --db "$db" "$@"; }
 cg import "$data/positions-200k.csv.zst" "$data/games-200k.pgn.zst"
 cg analyze

@@ -66,9 +66,9 @@ pub enum Error {
     StoredPosition {
         /// The stored FEN.
         fen: String,
-        /// Why it does not parse.
+        /// Why it does not parse (the FEN parser's error).
         #[source]
-        source: crate::chess::fen::FenError,
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// A value could not be encoded as JSON for storage.
     #[error("cannot encode {what} as JSON")]

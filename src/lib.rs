@@ -9,14 +9,14 @@
 //!    [`engines`]: other UCI engines as child processes, and their `info` lines.
 //! 2. Readers: [`data`]: input formats (CSV, PGN with `[%eval]`, EPD, the Lichess
 //!    database, puzzles), labels and game results.
-//! 3. Positions: [`graph`]: the attack/defense graph and the study's features.
+//! 3. Positions: [`graph`]: the attack/defense graph and the graph-features study's features.
 //! 4. Evaluation: [`nnue`]: the network's inference and its accumulators; [`eval`]: the
 //!    evaluator — linear terms with tapered weights, or a network — its file format and
 //!    built-ins.
 //! 5. Search: [`search`]: alpha-beta, quiescence, the mate search.
 //! 6. Store and stages: [`db`]: the SQLite store — migrations, import, analyze, stats,
 //!    labels, stored evaluators and runs.
-//! 7. Learning: [`fit`]: the split, the study's regressions, metrics, ratings; [`tune`]:
+//! 7. Learning: [`fit`]: the split, the studies' regressions, metrics, ratings; [`tune`]:
 //!    Texel tuning; [`train`]: the NNUE trainer.
 //! 8. Play: [`players`]: the studies' players and the engine behind one interface;
 //!    [`uci`]: the UCI engine loop.

@@ -42,7 +42,7 @@ enum Command {
     /// Evaluate positions (file or database) with evaluators, static and after quiescence; Kendall τ, Pearson, RMSE against labels.
     Eval(cli::eval::Args),
     /// Write an evaluator file: a built-in, one stored by `tune`, or a stored linear fit (--fit N).
-    Export(cli::export::Args),
+    ExportEvaluator(cli::export_evaluator::Args),
     /// Write the tables (positions, features, edges, labels, splits) as Parquet files for DuckDB, Polars, Spark.
     #[cfg(feature = "parquet")]
     ExportData(cli::export_data::Args),
@@ -77,7 +77,7 @@ fn main() -> ExitCode {
         Command::Label(args) => cli::label::run(&cli.db, args),
         Command::Train(args) => cli::train::run(&cli.db, args),
         Command::Eval(args) => cli::eval::run(&cli.db, args),
-        Command::Export(args) => cli::export::run(&cli.db, args),
+        Command::ExportEvaluator(args) => cli::export_evaluator::run(&cli.db, args),
         #[cfg(feature = "parquet")]
         Command::ExportData(args) => cli::export_data::run(&cli.db, args),
         Command::Heatmap(args) => cli::heatmap::run(&cli.db, args),

@@ -8,7 +8,7 @@ use chessgraph::uci;
 /// Arguments of `chessgraph engine`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Evaluator: a built-in name (material, simplified, seed003, nnue), an evaluator or network file, or one stored by `tune` in --db [default: nnue for the engine; seed003, the study's evaluator, for the studies' players, which reproduce the study].
+    /// Evaluator: a built-in name (material, simplified, seed003, nnue), an evaluator or network file, or one stored by `tune` in --db [default: nnue for the engine; seed003, the graph-features study's evaluator, for the studies' players, which reproduce the study].
     #[arg(long)]
     evaluator: Option<String>,
     /// Who chooses the moves: `engine` (the full search), or one of the studies' players, NAME[:key=value,...] (e.g. `random:seed=2`, `minimax:depth=4`); see the README.

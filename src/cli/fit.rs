@@ -1,4 +1,4 @@
-//! `chessgraph fit linear|logistic|moves`: fit evaluation weights (or the study's move
+//! `chessgraph fit linear|logistic|moves`: fit evaluation weights (or the PUC-Rio study's move
 //! classifier) on the train part of the split, print coefficients and held-out measures,
 //! store the fit in `fits`.
 

@@ -1,12 +1,10 @@
 //! `chessgraph match`: two UCI engines play each other, refereed by chessgraph.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use chessgraph::measure::matches::{self, EngineSpec, MatchOptions, Summary};
-use chessgraph::measure::sprt::SprtParams;
 
 /// Arguments of `chessgraph match`.
 #[derive(clap::Args)]
@@ -26,12 +24,9 @@ pub struct Args {
     /// Names in the output and the PGN [default: from the commands].
     #[arg(long, value_delimiter = ',', value_name = "A,B")]
     names: Option<Vec<String>>,
-    /// Number of games (each opening twice, colours swapped); with --sprt the cap [default: 20, with --sprt 20000].
-    #[arg(long)]
-    games: Option<usize>,
-    /// Stop when a sequential probability ratio test on game pairs decides: elo0=A,elo1=B[,alpha=0.05,beta=0.05] in logistic Elo of the first engine over the second (H1 accepted: passed; H0: failed).
-    #[arg(long, value_name = "elo0=A,elo1=B")]
-    sprt: Option<SprtParams>,
+    /// Number of games (each opening twice, colours swapped); for a test that stops when it decides, `tournament --sprt`.
+    #[arg(long, default_value_t = 20)]
+    games: usize,
     #[command(flatten)]
     limits: super::GameLimits,
     /// Start positions: a file of FENs, EPD lines or FEN,eval CSV rows [default: 1,093 balanced positions from the shared sample's games, assets/openings/balanced.epd].
@@ -40,9 +35,6 @@ pub struct Args {
     /// Adjudicate a draw when a game reaches this many moves (of each side) from its opening.
     #[arg(long, default_value_t = 200, value_name = "N")]
     max_moves: u32,
-    /// The same limit in plies (hidden: the older spelling, kept for scripts).
-    #[arg(long, value_name = "N", hide = true, conflicts_with = "max_moves")]
-    max_plies: Option<u32>,
     /// Write the games to this PGN file.
     #[arg(long, value_name = "FILE")]
     pgn: Option<PathBuf>,
@@ -118,16 +110,9 @@ fn engine_specs(args: &Args, db_path: &Path) -> anyhow::Result<([String; 2], [En
 /// Runs `chessgraph match`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     super::not_stdout(args.pgn.as_deref(), "--pgn")?;
-    let games = args
-        .games
-        .unwrap_or(if args.sprt.is_some() { 20_000 } else { 20 });
+    let games = args.games;
     anyhow::ensure!(games >= 1, "--games must be at least 1");
     anyhow::ensure!(args.max_moves >= 1, "--max-moves must be at least 1");
-    anyhow::ensure!(args.max_plies != Some(0), "--max-plies must be at least 1");
-    anyhow::ensure!(
-        args.sprt.is_none() || games.is_multiple_of(2),
-        "--sprt counts games in pairs (one opening, colours swapped): --games must be even, not {games}"
-    );
     let tc = args.limits.time_control()?;
     let (names, specs) = engine_specs(&args, db_path)?;
     let openings = match &args.openings {
@@ -138,8 +123,8 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         games,
         tc,
         openings,
-        max_plies: args.max_plies.unwrap_or(args.max_moves.saturating_mul(2)),
-        sprt: args.sprt,
+        max_plies: args.max_moves.saturating_mul(2),
+        sprt: None,
     };
     let mut pgn = match &args.pgn {
         Some(path) => Some(std::io::BufWriter::new(
@@ -150,19 +135,15 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     };
     let mut out = std::io::stdout().lock();
     if !args.json {
-        let sprt = opts
-            .sprt
-            .map_or(String::new(), |p| format!("SPRT {p}, at most "));
         writeln!(
             out,
-            "{} vs {}: {sprt}{}, {}",
+            "{} vs {}: {}, {}",
             names[0],
             names[1],
             super::plural(opts.games as u64, "game"),
             tc.describe()
         )?;
     }
-    let mut progress = SprtProgress::new(args.quiet || args.json);
     let mut io_error = None;
     let summary = matches::run(&specs, &opts, &mut |g, s| {
         if let Some(w) = pgn.as_mut()
@@ -186,18 +167,8 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                 s.losses
             );
         }
-        if g.number % 2 == 0
-            && let Some(r) = &s.sprt
-        {
-            if args.quiet || args.json {
-                progress.show(s);
-            } else {
-                let _ = writeln!(out, "  {}", r.status_line());
-            }
-        }
     })
     .context("match")?;
-    progress.done();
     if let Some(e) = io_error {
         return Err(e).context("writing the PGN");
     }
@@ -216,8 +187,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The summary lines: the first engine's record and Elo, faults, and the SPRT's state and
-/// verdict (last) when there is one.
+/// The summary lines: the first engine's record and Elo, and faults.
 fn write_summary(out: &mut impl Write, first: &str, summary: &Summary) -> anyhow::Result<()> {
     let elo = if summary.elo.is_finite() && summary.elo_95.is_finite() {
         format!("Elo {:+.0} ± {:.0} (95 %)", summary.elo, summary.elo_95)
@@ -247,52 +217,5 @@ fn write_summary(out: &mut impl Write, first: &str, summary: &Summary) -> anyhow
         summary.failures[1],
         summary.mean_plies
     )?;
-    if let Some(r) = &summary.sprt {
-        writeln!(out, "{}\n{}", r.status_line(), r.verdict_line())?;
-    }
     Ok(())
-}
-
-/// The SPRT's state on standard error while the match runs quietly: a line rewritten
-/// after every pair on a terminal, otherwise a line every ten seconds.
-struct SprtProgress {
-    on: bool,
-    terminal: bool,
-    last: Option<Instant>,
-}
-
-impl SprtProgress {
-    fn new(on: bool) -> SprtProgress {
-        SprtProgress {
-            on,
-            terminal: std::io::stderr().is_terminal(),
-            last: None,
-        }
-    }
-
-    /// Ends a rewritten line left open.
-    fn done(&self) {
-        if self.on && self.terminal && self.last.is_some() {
-            eprintln!();
-        }
-    }
-
-    fn show(&mut self, s: &Summary) {
-        let Some(r) = s.sprt.as_ref().filter(|_| self.on) else {
-            return;
-        };
-        let mut err = std::io::stderr().lock();
-        if self.terminal {
-            self.last = Some(Instant::now());
-            let _ = write!(err, "\r\x1b[2K{}", r.status_line());
-            let _ = err.flush();
-        } else if self
-            .last
-            .is_none_or(|t| t.elapsed() >= Duration::from_secs(10))
-            || r.verdict.is_some()
-        {
-            self.last = Some(Instant::now());
-            let _ = writeln!(err, "{}", r.status_line());
-        }
-    }
 }

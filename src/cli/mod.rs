@@ -23,9 +23,9 @@ pub mod bench;
 pub mod datagen;
 pub mod engine;
 pub mod eval;
-pub mod export;
 #[cfg(feature = "parquet")]
 pub mod export_data;
+pub mod export_evaluator;
 pub mod fit;
 pub mod heatmap;
 pub mod import;
@@ -78,8 +78,8 @@ pub fn open_reading(path: &Path, first: &str) -> anyhow::Result<rusqlite::Connec
 }
 
 /// The evaluator a player uses when `--evaluator` names none: the engine plays with
-/// [`chessgraph::eval::DEFAULT_EVALUATOR`]; the studies' players reproduce the study, so
-/// they use its evaluator, `seed003`.
+/// [`chessgraph::eval::DEFAULT_EVALUATOR`]; the studies' players reproduce the studies, so
+/// they use the graph-features study's evaluator, `seed003`.
 pub fn default_evaluator(spec: &chessgraph::players::Spec) -> &'static str {
     if spec.name == "engine" {
         chessgraph::eval::DEFAULT_EVALUATOR
@@ -113,7 +113,7 @@ pub fn player(
     Ok((player, name, Box::new(resolve)))
 }
 
-/// The PUC-Rio study's evaluator, which its players use unless told otherwise.
+/// The graph-features study's evaluator, which the studies' players use unless told otherwise.
 pub const STUDY_EVALUATOR: &str = "seed003";
 
 /// Records a command's summary in the `runs` table of the database at `path` for

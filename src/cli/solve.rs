@@ -29,7 +29,7 @@ pub struct Args {
     /// Who solves: `engine` (mate problems by the mate search, best-move puzzles by the full search) or any player, NAME[:key=value,...] (e.g. `random:seed=1`, `minimax:depth=4`), whose mate-problem moves the mate search referees.
     #[arg(long, default_value = "engine", value_name = "SPEC")]
     player: String,
-    /// The player's evaluator: a built-in name (material, simplified, seed003, nnue), an evaluator or network file, or one stored by `tune` in --db [default: nnue for the engine; seed003, the study's evaluator, for the studies' players, which reproduce the study].
+    /// The player's evaluator: a built-in name (material, simplified, seed003, nnue), an evaluator or network file, or one stored by `tune` in --db [default: nnue for the engine; seed003, the graph-features study's evaluator, for the studies' players, which reproduce the study].
     #[arg(long)]
     evaluator: Option<String>,
     /// Time limit per puzzle in milliseconds (mate search: default no limit, search until solved; players: default 1000 unless --depth or --nodes is given).

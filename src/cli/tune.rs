@@ -16,7 +16,7 @@ use chessgraph::tune::{self, Options, TuneTarget};
 /// Arguments of `chessgraph tune`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Write the tuned evaluator to this file (JSON; `chessgraph export` can write it later too).
+    /// Write the tuned evaluator to this file (JSON; `chessgraph export-evaluator` can write it later too).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Name of the tuned evaluator in the database [default: tuned-N].
@@ -31,7 +31,7 @@ pub struct Args {
     /// Starting weights and ridge centre: a built-in name, a file or a stored evaluator.
     #[arg(long, default_value = "simplified", value_name = "EVALUATOR")]
     start: String,
-    /// Also tune the study's mobility and king-safety terms (legal-move counts: slow in the engine).
+    /// Also tune the graph-features study's mobility and king-safety terms (legal-move counts: slow in the engine).
     #[arg(long)]
     study_terms: bool,
     /// K of σ(K·cp) instead of fitting it to the game results.

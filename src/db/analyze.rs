@@ -184,7 +184,7 @@ fn compute_chunk(chunk: &[(i64, String)], mode: EdgeMode) -> Result<Vec<Analyzed
             let pos =
                 crate::chess::fen::parse_position(fen).map_err(|source| Error::StoredPosition {
                     fen: format!("#{id} {fen}"),
-                    source,
+                    source: source.into(),
                 })?;
             let mut edges = Vec::with_capacity(32);
             let features = graph::analyze(&pos, &mut edges);

@@ -1,5 +1,5 @@
 //! Built-in evaluators: `material`, `simplified` (Simplified Evaluation Function) and
-//! `seed003` (the study's bot).
+//! `seed003` (the graph-features study's bot).
 
 use shakmaty::{Role, Square};
 
@@ -175,8 +175,8 @@ pub fn by_name(name: &str) -> Option<Evaluator> {
             Evaluator::new(
                 name,
                 provenance(
-                    "built-in: the study's bot (Simplified Evaluation Function + 3 x study \
-                     mobility + 10 x study king safety)",
+                    "built-in: the graph-features study's bot (Simplified Evaluation Function \
+                     + 3 x study mobility + 10 x study king safety)",
                 ),
                 w,
             )

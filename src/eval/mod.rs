@@ -22,8 +22,8 @@
 //!   320, bishop 330, rook 500, queen 900 and its piece-square tables (the king's
 //!   middlegame table as middlegame weights, its endgame table as endgame weights; all
 //!   other weights equal in both phases). The tuner's starting point.
-//! * `seed003`: the study's bot: `simplified` + 3 × study mobility + 10 × study king
-//!   safety.
+//! * `seed003`: the graph-features study's bot: `simplified` + 3 × study mobility + 10 ×
+//!   study king safety.
 //! * `nnue`: the network chessgraph trained itself (`assets/nnue/chessgraph.nnue.zst`, built
 //!   into the binary; see [`crate::nnue`]).
 

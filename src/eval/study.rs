@@ -1,4 +1,4 @@
-//! The two terms of the study's bot (`seed003`), with python-chess semantics.
+//! The two terms of the graph-features study's bot (`seed003`), with python-chess semantics.
 //!
 //! * Study mobility: the legal moves of each side, each counted with that side to move.
 //!   For the side not to move, the study did `b = board.copy(); b.push(chess.Move.null());

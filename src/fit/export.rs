@@ -1,6 +1,6 @@
 //! Turning a stored linear fit into an evaluator: the fit's centipawn weights replace the
-//! matching terms of a base evaluator (by default `simplified`, as the study's bot added
-//! its hand-rounded weights to the Simplified Evaluation Function).
+//! matching terms of a base evaluator (by default `simplified`, as the graph-features study's
+//! bot added its hand-rounded weights to the Simplified Evaluation Function).
 
 use rusqlite::{Connection, OptionalExtension};
 use shakmaty::Role;

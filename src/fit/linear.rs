@@ -246,7 +246,7 @@ mod tests {
         assert!(err.to_string().contains("too few"), "{err}");
     }
 
-    /// The committed fixture against numpy's lstsq (scripts/golden_fit.py, all rows).
+    /// The committed fixture against numpy's lstsq (scripts/golden/fit.py, all rows).
     #[test]
     fn matches_numpy_on_fixture() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -4,8 +4,8 @@
 //! stored in the `fits` table.
 //!
 //! Rows are chosen by an SQL condition on the columns of `positions` and `features`; by
-//! default the study's: `material = 0 AND total_material > 40` (material level, not an
-//! endgame), so the positional features are not swamped by material.
+//! default the graph-features study's: `material = 0 AND total_material > 40` (material
+//! level, not an endgame), so the positional features are not swamped by material.
 
 pub mod export;
 pub mod linalg;

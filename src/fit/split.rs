@@ -8,7 +8,7 @@
 //! The part is a pure function of that key and a seed, so it does not depend on import order
 //! or row ids. The bucket is `splitmix64(fnv1a64("{seed}:{key}")) % 100`; buckets below
 //! `train_pct` are train, the next `valid_pct` are valid, the rest test
-//! (`scripts/golden_fit.py` reimplements this for FEN keys).
+//! (`scripts/golden/fit.py` reimplements this for FEN keys).
 //!
 //! The `splits` table materializes the parts for the seed stored in `split_meta` so SQL can
 //! join on it; [`ensure`] fills it for new positions and moves positions whose game became
@@ -294,7 +294,7 @@ mod tests {
     #[test]
     fn bucket_is_stable() {
         // Fixed values: changing the hash would silently move positions between parts in
-        // existing databases. The same numbers are in scripts/golden_fit.py's self-check.
+        // existing databases. The same numbers are in scripts/golden/fit.py's self-check.
         let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
         assert_eq!(bucket(start, 1), bucket(start, 1));
         assert_eq!(

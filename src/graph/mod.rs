@@ -6,8 +6,8 @@
 //! Everything is bitboard arithmetic on shakmaty's attack tables; the only allocation is
 //! the caller's edge vector, which is reused.
 //!
-//! The definitions are the study's and are pinned by a golden file computed with
-//! python-chess (`scripts/golden_features.py`, `tests/golden/features.csv`):
+//! The definitions are the graph-features study's and are pinned by a golden file computed with
+//! python-chess (`scripts/golden/features.py`, `tests/golden/features.csv`):
 //! "attacks" are always direct attacks with the current occupancy (no x-rays; pinned
 //! pieces and kings attack as usual; pawns attack their capture diagonals only), which is
 //! python-chess's `board.attacks(sq)` / `board.attackers(color, sq)`.

@@ -5,7 +5,7 @@ use shakmaty::{CastlingMode, Chess, EnPassantMode, Position, Square};
 
 use super::*;
 
-/// Features and edges from python-chess (`scripts/golden_features.py`).
+/// Features and edges from python-chess (`scripts/golden/features.py`).
 const GOLDEN: &str = include_str!("../../tests/golden/features.csv");
 
 fn position(fen: &str) -> Chess {

@@ -383,6 +383,11 @@ mod tests {
             Err(LabelError::Crashed("No such file or directory".into()))
         };
         let err = run(&conn, "x", None, 2, None, &start, &mut |_| {}).unwrap_err();
-        assert!(err.to_string().contains("No such file"), "{err}");
+        // The cause is kept, not flattened into the message.
+        let chain = crate::error::error_chain(&err);
+        assert!(
+            chain.contains("cannot start") && chain.contains("No such file"),
+            "{chain}"
+        );
     }
 }

@@ -119,7 +119,7 @@ pub fn read_db(
         .map(|(fen, label, result)| {
             let pos = parse_position(&fen).map_err(|source| Error::StoredPosition {
                 fen: fen.clone(),
-                source,
+                source: source.into(),
             })?;
             Ok(Sample { pos, label, result })
         })

@@ -18,7 +18,7 @@
 //! score ends the iterations early (deeper searches cannot change it).
 //!
 //! Without an `evaluator` key it uses the evaluator the command was given (`--evaluator`,
-//! whose default `seed003` is the study's evaluator). Beyond the studies' plain
+//! whose default `seed003` is the graph-features study's evaluator). Beyond the studies' plain
 //! fixed-depth search: the draw rules above and the iterations 1..D, which let a limit
 //! cut the search short (a plain `go` always completes depth D).
 
@@ -247,7 +247,7 @@ mod tests {
     use crate::chess::moves::uci;
     use std::sync::atomic::Ordering;
 
-    /// python-chess negamax values and best-move sets (`scripts/golden_minimax.py`).
+    /// python-chess negamax values and best-move sets (`scripts/golden/minimax.py`).
     const GOLDEN: &str = include_str!("../../tests/golden/minimax.csv");
 
     fn pos(fen: &str) -> Chess {

@@ -1,5 +1,5 @@
-//! The studies' players: simple move choosers that the PUC-Rio and Unicamp studies played
-//! against each other, beside the engine itself.
+//! The studies' players: simple move choosers that the PUC-Rio players study and the
+//! graph-features study played against each other, beside the engine itself.
 //!
 //! Every player implements [`Player`]: given a position, the keys of the game's earlier
 //! positions and the UCI limits, it chooses a move. The UCI loop (`chessgraph engine
@@ -17,7 +17,7 @@
 //! | `logistic:model=FILE` | the most probable move of a `fit moves` model (PUC-Rio) |
 //!
 //! Players that take an `evaluator` use the one the command was given (`--evaluator`,
-//! default `seed003`, the study's evaluator) when the spec names none.
+//! default `seed003`, the graph-features study's evaluator) when the spec names none.
 //!
 //! Keys a player does not know are errors, so a typo never silently plays the defaults.
 

@@ -154,7 +154,7 @@ mod tests {
     }
 
     /// WDL and DTZ of 35,000 random positions (1,000 of each 3- and 4-piece material)
-    /// equal python-chess's probes of the same tables (`scripts/golden_syzygy.py`).
+    /// equal python-chess's probes of the same tables (`scripts/golden/syzygy.py`).
     #[test]
     #[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data beside the clone")]
     fn probes_equal_python_chess() {
@@ -179,7 +179,7 @@ mod tests {
     }
 
     /// The score the engine reports at a root inside the tables has the sign of
-    /// python-chess's WDL probe of that root (`scripts/golden_syzygy.py`), for either side
+    /// python-chess's WDL probe of that root (`scripts/golden/syzygy.py`), for either side
     /// to move, wins, losses and draws; and a win or loss the halfmove clock puts beyond
     /// the fifty-move rule (DTZ + clock > 100, a cursed win or blessed loss) is a draw.
     #[test]

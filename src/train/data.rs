@@ -118,7 +118,7 @@ pub fn load(
                 })
                 .map_err(|source| Error::StoredPosition {
                     fen: fen.clone(),
-                    source,
+                    source: source.into(),
                 });
             (part, sample)
         })

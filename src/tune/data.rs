@@ -101,7 +101,7 @@ pub fn load(
                 let mut pos: Chess =
                     parse_position(fen).map_err(|source| Error::StoredPosition {
                         fen: fen.clone(),
-                        source,
+                        source: source.into(),
                     })?;
                 if let Some(q) = q {
                     pos = q.leaf(&pos).1;

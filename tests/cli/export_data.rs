@@ -1,7 +1,7 @@
 //! `chessgraph export-data --format parquet`: the files read back with the parquet crate
 //! equal the SQLite tables row for row (edges too, also from a database analyzed with
 //! `--edges none`), files stay under the row bound, and an independent reader (DuckDB or
-//! pyarrow, through `scripts/parquet-check.py`) agrees, with the README's recipes.
+//! pyarrow, through `scripts/check/parquet.py`) agrees, with the README's recipes.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -230,7 +230,7 @@ cgtest!(
         dir.ok(&["heatmap", "--out-dir", "heat", "--min-samples", "1"]);
         let fit = dir.ok(&["fit", "linear", "--json"]);
         let fit_path = dir.create("fit.json", fit);
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/parquet-check.py");
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/check/parquet.py");
         let out = std::process::Command::new("python3")
             .arg(script)
             .arg("--db")

@@ -51,13 +51,16 @@ cgtest!(
             );
         }
         let solve = String::from_utf8(dir.run(&["help", "solve"]).stdout).unwrap();
-        assert!(solve.contains("seed003, the study's evaluator"), "{solve}");
+        assert!(
+            solve.contains("seed003, the graph-features study's evaluator"),
+            "{solve}"
+        );
     }
 );
 
 cgtest!(match_passes_its_db_to_chessgraph_engines, |dir| {
     small_db(&dir);
-    dir.ok(&["export", "material", "--out", "m.json"]);
+    dir.ok(&["export-evaluator", "material", "--out", "m.json"]);
     let json = std::fs::read_to_string(dir.path().join("m.json")).unwrap();
     dir.sql()
         .execute(
@@ -295,7 +298,7 @@ cgtest!(help_is_plain_words_and_says_when_the_db_is_created, |dir| {
         "label",
         "train",
         "eval",
-        "export",
+        "export-evaluator",
         "heatmap",
         "engine",
         "bench",

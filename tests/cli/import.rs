@@ -533,7 +533,7 @@ cgtest!(reading_commands_do_not_write_the_database, |dir| {
     let before = std::fs::read(dir.db()).unwrap();
     dir.ok(&["stats"]);
     dir.ok(&["report", "--out", "r.md"]);
-    dir.ok(&["export", "material", "--out", "m.json"]);
+    dir.ok(&["export-evaluator", "material", "--out", "m.json"]);
     dir.ok(&["heatmap", "--out-dir", "h", "--min-samples", "1"]);
     dir.sql()
         .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")

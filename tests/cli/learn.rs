@@ -1,4 +1,4 @@
-//! Learning from the data: `fit`, `tune`, `eval`, `export` and `heatmap` on real
+//! Learning from the data: `fit`, `tune`, `eval`, `export-evaluator` and `heatmap` on real
 //! fixtures, with bad options and empty databases.
 
 use shakmaty::{Chess, Color, Piece, Position, Role, Square};
@@ -32,7 +32,7 @@ cgtest!(learning_commands_need_a_database, |dir| {
         &["tune"],
         &["heatmap", "--out-dir", "hm"],
         &["eval"],
-        &["export", "--fit", "1", "--out", "x.json"],
+        &["export-evaluator", "--fit", "1", "--out", "x.json"],
     ] {
         let e = fails(&dir, args);
         assert!(e.contains("no database"), "{args:?}: {e}");
@@ -88,7 +88,7 @@ cgtest!(tune_exports_an_evaluator_that_eval_reads_back, |dir| {
     assert_eq!(v, w);
     assert!(v[0]["labelled"].as_u64().unwrap() > 100, "{v}");
     // Export of the stored evaluator writes the same bytes.
-    dir.ok(&["export", "mine", "--out", "again.json"]);
+    dir.ok(&["export-evaluator", "mine", "--out", "again.json"]);
     assert_eq!(
         std::fs::read_to_string(dir.path().join("tuned.json")).unwrap(),
         std::fs::read_to_string(dir.path().join("again.json")).unwrap()
@@ -289,12 +289,19 @@ cgtest!(eval_writes_static_and_qsearch_numbers, |dir| {
 cgtest!(export_fit_maps_the_study_weights, |dir| {
     loaded(&dir);
     dir.ok(&["fit", "linear"]);
-    let e = fails(&dir, &["export", "--fit", "1", "--out", "f.json"]);
+    let e = fails(&dir, &["export-evaluator", "--fit", "1", "--out", "f.json"]);
     assert!(
         e.contains("center_control") && e.contains("--drop-unmapped"),
         "{e}"
     );
-    dir.ok(&["export", "--fit", "1", "--drop-unmapped", "--out", "f.json"]);
+    dir.ok(&[
+        "export-evaluator",
+        "--fit",
+        "1",
+        "--drop-unmapped",
+        "--out",
+        "f.json",
+    ]);
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("f.json")).unwrap()).unwrap();
     let coefs: serde_json::Value = serde_json::from_str(
@@ -317,7 +324,7 @@ cgtest!(export_fit_maps_the_study_weights, |dir| {
         json["terms"]["study_mobility"]["mg"].as_f64().unwrap(),
         mobility.round()
     );
-    let e = fails(&dir, &["export", "--fit", "7", "--out", "g.json"]);
+    let e = fails(&dir, &["export-evaluator", "--fit", "7", "--out", "g.json"]);
     assert!(e.contains("no fit #7"), "{e}");
 });
 

@@ -1,5 +1,5 @@
 //! `chessgraph import` of the Lichess evaluation database format (`.jsonl`): the fixture
-//! made from the shared sample by `scripts/make-lichess-fixture.py` against its golden
+//! made from the shared sample by `scripts/fixtures/lichess-evals.py` against its golden
 //! answers (python-chess's normalized FENs, the sample's own labels), compression and
 //! standard input, a killed import, and labels beside another source's positions.
 

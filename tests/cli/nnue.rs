@@ -262,7 +262,7 @@ cgtest!(train_and_network_errors, |dir| {
     assert!(!dir.path().join("x.nnue").exists());
 
     // Damaged network files are refused with the file's name and what is wrong.
-    dir.ok(&["export", "nnue", "--out", "good.nnue"]);
+    dir.ok(&["export-evaluator", "nnue", "--out", "good.nnue"]);
     let good = std::fs::read(dir.path().join("good.nnue")).unwrap();
     dir.create("cut.nnue", &good[..good.len() / 2]);
     let mut other = good.clone();
@@ -297,8 +297,8 @@ cgtest!(eval_names_rows_as_typed_and_uses_one_k, |dir| {
     dir.ok(&["import", &fixture("three-games.pgn")]);
     // Two copies of one evaluator under different file names: told apart, and the loss of
     // each does not depend on which other evaluators are listed.
-    dir.ok(&["export", "seed003", "--out", "a.json"]);
-    dir.ok(&["export", "seed003", "--out", "b.json"]);
+    dir.ok(&["export-evaluator", "seed003", "--out", "a.json"]);
+    dir.ok(&["export-evaluator", "seed003", "--out", "b.json"]);
     let json = |evals: &str| -> serde_json::Value {
         serde_json::from_str(&dir.ok(&["eval", "--evaluator", evals, "--part", "all", "--json"]))
             .unwrap()

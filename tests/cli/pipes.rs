@@ -79,7 +79,7 @@ cgtest!(a_closed_pipe_ends_every_command_quietly, |dir| {
             "--output",
             "-",
         ],
-        &["export", "seed003", "--out", "-"],
+        &["export-evaluator", "seed003", "--out", "-"],
         &["heatmap", "--out-dir", "maps"],
         &["report"],
         &["report", "--out", "-"],
@@ -117,7 +117,7 @@ cgtest!(dash_is_standard_output_or_refused, |dir| {
             .join("\n")
     };
     assert_eq!(strip(&report), strip(&dashed));
-    let json = dir.ok(&["export", "seed003", "--out", "-"]);
+    let json = dir.ok(&["export-evaluator", "seed003", "--out", "-"]);
     let v: serde_json::Value = serde_json::from_str(&json).expect("an evaluator file");
     assert_eq!(v["format"], "chessgraph-evaluator", "{json}");
     let csv = dir.ok(&[

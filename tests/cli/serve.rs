@@ -83,7 +83,12 @@ pub fn fixture_db(dir: &Dir) {
     dir.ok(&["analyze"]);
     dir.ok(&["fit", "linear", "--where", "1", "--material"]);
     let file = dir.path().join("e.json");
-    dir.ok(&["export", "material", "--out", file.to_str().unwrap()]);
+    dir.ok(&[
+        "export-evaluator",
+        "material",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
     let text = std::fs::read_to_string(&file).unwrap();
     dir.sql()
         .execute(

@@ -143,7 +143,7 @@ cgtest!(
     #[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data beside the clone")]
     full_shared_sets_are_read,
     |dir| {
-        // Reading only (solving the full sets is scripts/solve-bench.sh's job): a time limit
+        // Reading only (solving the full sets is scripts/bench/solve.sh's job): a time limit
         // of 1 ms keeps this fast; every puzzle must parse.
         for (name, total) in [
             ("puzzles/mate-in-2-games.pgn", 166),
@@ -198,7 +198,7 @@ cgtest!(solve_bench_and_match_print_json, |dir| {
 type Verdict = (bool, Option<(u64, u64)>);
 
 /// python-chess's verdicts on moves played in the fixture suite
-/// (`scripts/golden_suite.py`), by (id, played move in UCI).
+/// (`scripts/golden/suite.py`), by (id, played move in UCI).
 fn golden_verdicts() -> std::collections::HashMap<(String, String), Verdict> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/suite-verdicts.csv");
     let text = std::fs::read_to_string(path).unwrap();
@@ -289,7 +289,7 @@ cgtest!(best_move_suite_verdicts_match_python_chess, |dir| {
     let (engine, checked) = suite_run(&dir, &["--depth", "4"]);
     assert!(
         checked > 0,
-        "no engine move is in the golden file: rerun scripts/golden_suite.py"
+        "no engine move is in the golden file: rerun scripts/golden/suite.py"
     );
     let (again, _) = suite_run(&dir, &["--depth", "4"]);
     assert_eq!(

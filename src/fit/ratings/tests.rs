@@ -1,5 +1,5 @@
 //! Tests of the rating fit: hand-worked cases, the degenerate ones, and golden values
-//! from scipy (`scripts/golden_ratings.py`).
+//! from scipy (`scripts/golden/ratings.py`).
 
 use super::*;
 

@@ -146,7 +146,7 @@ fn filter_by_rating_and_themes() {
 }
 
 /// The fixture and python-chess's verdicts on move lists played in it
-/// (`scripts/make_lichess_puzzles.py golden`).
+/// (`scripts/fixtures/lichess-puzzles.py golden`).
 const FIXTURE: &str = include_str!("../../../tests/fixtures/lichess-puzzles.csv");
 const GOLDEN: &str = include_str!("../../../tests/golden/lichess-verdicts.csv");
 

@@ -7,7 +7,7 @@ fn close(got: f64, want: f64) -> bool {
 
 #[test]
 fn llr_matches_the_independent_python_values() {
-    // scripts/golden_sprt.py: exact rational moments, and the MLE by its own bisection.
+    // scripts/golden/sprt.py: exact rational moments, and the MLE by its own bisection.
     let golden: serde_json::Value =
         serde_json::from_str(include_str!("../../../tests/golden/sprt.json")).unwrap();
     let cases = golden["cases"].as_array().unwrap();

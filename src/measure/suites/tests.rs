@@ -136,7 +136,7 @@ fn summary_groups_misses_and_points() {
 }
 
 /// The fixture suite and python-chess's verdicts on moves played in it
-/// (`scripts/golden_suite.py`).
+/// (`scripts/golden/suite.py`).
 const SUITE: &str = include_str!("../../../tests/fixtures/suite-bestmove.epd");
 const GOLDEN: &str = include_str!("../../../tests/golden/suite-verdicts.csv");
 

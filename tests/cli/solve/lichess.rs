@@ -7,7 +7,7 @@ use super::fixture;
 use crate::cgtest;
 
 /// python-chess's verdicts on move lists played in the Lichess fixture
-/// (`scripts/make_lichess_puzzles.py golden`): (id, played moves) -> (solved, right).
+/// (`scripts/fixtures/lichess-puzzles.py golden`): (id, played moves) -> (solved, right).
 fn lichess_golden() -> std::collections::HashMap<(String, String), (bool, u64)> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/lichess-verdicts.csv");
     std::fs::read_to_string(path)

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The network in play, from the balanced openings at 5 s + 50 ms on the release build:
+#   scripts/strength/nnue-matches.sh tuned      nnue against the tuned linear evaluator
+#                                      (reports/evaluator.json), 200 games, ~20 min
+#   scripts/strength/nnue-matches.sh glaurung   nnue against Debian's Glaurung 2.2 (Threads=1),
+#                                      100 games, ~10 min (apt-get install glaurung)
+# Both engines play on one core each (--concurrency 2 plays two games at once on the
+# two cores of the machine); run it on an otherwise idle machine. The tournament goes
+# into target/nnue-matches.db (resumable) and its PGN into target/nnue-matches-NAME.pgn.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+cargo build --release
+cg() { target/release/chessgraph --db target/nnue-matches.db "$@"; }
+case "${1:-}" in
+    tuned)
+        cg tournament --name nnue-tuned --player nnue=engine:evaluator=nnue \
+            --player tuned=engine:evaluator=reports/evaluator.json \
+            --games 200 --tc 5+0.05 --concurrency 2 --pgn target/nnue-matches-tuned.pgn ;;
+    glaurung)
+        cg tournament --name nnue-glaurung --player nnue=engine:evaluator=nnue \
+            --engine glaurung=/usr/games/glaurung --option glaurung:Threads=1 \
+            --games 100 --tc 5+0.05 --concurrency 2 --pgn target/nnue-matches-glaurung.pgn ;;
+    *) echo "usage: scripts/strength/nnue-matches.sh tuned|glaurung" >&2; exit 2 ;;
+esac
