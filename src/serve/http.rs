@@ -110,6 +110,34 @@ impl From<crate::Error> for ApiError {
     }
 }
 
+/// An error while a user's SQL condition was prepared or ran: besides what
+/// [`From<crate::Error>`] makes a `400`, SQLite failing on what the condition computes
+/// (an integer overflow, a `LIKE` pattern too complex, a type it cannot compare) or on
+/// the memory it needs past [`super::SQL_HEAP_LIMIT`] is the condition's fault, answered
+/// `400` in plain words; only the server's own failures (I/O, a corrupt file) stay `500`.
+pub fn condition_error(e: crate::Error) -> ApiError {
+    use rusqlite::ErrorCode;
+    let crate::Error::Sqlite(rusqlite::Error::SqliteFailure(failure, message)) = &e else {
+        return ApiError::from(e);
+    };
+    let why = message
+        .clone()
+        .unwrap_or_else(|| rusqlite::ffi::code_to_str(failure.extended_code).to_owned());
+    match failure.code {
+        ErrorCode::OutOfMemory => ApiError::bad(format!(
+            "the query needs more memory than the server allows ({} MiB); narrow the condition",
+            super::SQL_HEAP_LIMIT >> 20
+        )),
+        ErrorCode::Unknown
+        | ErrorCode::TypeMismatch
+        | ErrorCode::ConstraintViolation
+        | ErrorCode::ParameterOutOfRange => {
+            ApiError::bad(format!("the condition cannot be evaluated: {why}"))
+        }
+        _ => ApiError::from(e),
+    }
+}
+
 /// The result of a handler.
 pub type ApiResult = Result<Reply, ApiError>;
 

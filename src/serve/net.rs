@@ -22,6 +22,7 @@
 //!   the page itself.
 
 use std::convert::Infallible;
+use std::future::Future;
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -31,9 +32,10 @@ use hyper::body::{Bytes, Incoming};
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use tokio::sync::{Semaphore, oneshot};
+use tokio::sync::{Semaphore, TryAcquireError, oneshot};
 
 use super::guard::{Guard, json_content_type};
+use super::head::{HeadError, Rewind, Waiting, answer_and_close, read_head};
 use super::http::{ApiError, Reply};
 use super::{MAX_BODY, Worker, assets};
 
@@ -124,10 +126,8 @@ async fn accept_loop(
 ) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::from_std(listener)?;
     let slots = Arc::new(Semaphore::new(max_connections.max(1)));
+    let waiting = Arc::new(Waiting::default());
     loop {
-        let Ok(permit) = slots.clone().acquire_owned().await else {
-            return Ok(());
-        };
         let (stream, _) = match listener.accept().await {
             Ok(s) => s,
             Err(e) => {
@@ -137,31 +137,74 @@ async fn accept_loop(
                 continue;
             }
         };
-        let shared = shared.clone();
-        tokio::spawn(async move {
-            let read_timeout = shared.read_timeout;
-            // A connection that never sends a byte is closed like a slow header.
-            if tokio::time::timeout(read_timeout, stream.readable())
-                .await
-                .is_err()
-            {
-                drop(permit);
-                return;
+        let permit = match slots.clone().try_acquire_owned() {
+            Ok(permit) => permit,
+            Err(TryAcquireError::Closed) => return Ok(()),
+            Err(TryAcquireError::NoPermits) => {
+                // At the cap: the connection that has waited longest for its header makes
+                // room; when every connection is busy with a request, wait for one.
+                waiting.close_oldest();
+                let Ok(permit) = slots.clone().acquire_owned().await else {
+                    return Ok(());
+                };
+                permit
             }
-            let service = hyper::service::service_fn(move |req| {
-                let shared = shared.clone();
-                async move { Ok::<_, Infallible>(handle(req, &shared).await) }
-            });
-            let connection = hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(read_timeout)
-                .max_buf_size(MAX_HEADER_BYTES)
-                .keep_alive(false)
-                .serve_connection(TokioIo::new(stream), service);
-            let _ = tokio::time::timeout(CONNECTION_LIFETIME, connection).await;
-            drop(permit);
-        });
+        };
+        tokio::spawn(serve_connection(
+            stream,
+            shared.clone(),
+            waiting.clone(),
+            permit,
+        ));
     }
+}
+
+/// One connection: its header within the read timeout (or until a new connection needs
+/// its place), then hyper for the request.
+async fn serve_connection(
+    mut stream: tokio::net::TcpStream,
+    shared: Arc<Shared>,
+    waiting: Arc<Waiting>,
+    permit: tokio::sync::OwnedSemaphorePermit,
+) {
+    let read_timeout = shared.read_timeout;
+    let (id, evict) = waiting.add();
+    let head = {
+        let mut evicted = std::pin::pin!(evict.notified());
+        let mut read = std::pin::pin!(tokio::time::timeout(
+            read_timeout,
+            read_head(&mut stream, MAX_HEADER_BYTES, MAX_BODY),
+        ));
+        std::future::poll_fn(|cx| {
+            if evicted.as_mut().poll(cx).is_ready() {
+                return std::task::Poll::Ready(None);
+            }
+            read.as_mut().poll(cx).map(Result::ok)
+        })
+        .await
+    };
+    waiting.remove(id);
+    let pre = match head {
+        // Silent or slow past the timeout, or closed for a newer connection.
+        None | Some(Err(HeadError::Closed)) => return,
+        Some(Err(HeadError::TooLarge(reply) | HeadError::BodyTooLarge(reply))) => {
+            answer_and_close(&mut stream, &reply).await;
+            return;
+        }
+        Some(Ok(pre)) => pre,
+    };
+    let service = hyper::service::service_fn(move |req| {
+        let shared = shared.clone();
+        async move { Ok::<_, Infallible>(handle(req, &shared).await) }
+    });
+    let connection = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(read_timeout)
+        .max_buf_size(MAX_HEADER_BYTES.max(8192) * 2)
+        .keep_alive(false)
+        .serve_connection(TokioIo::new(Rewind::new(pre, stream)), service);
+    let _ = tokio::time::timeout(CONNECTION_LIFETIME, connection).await;
+    drop(permit);
 }
 
 fn header(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
@@ -215,22 +258,19 @@ async fn admit(req: Request<Incoming>, shared: &Shared) -> Result<Admitted, Repl
             asset(&method, &path).unwrap_or_else(refuse),
         ));
     }
+    let raw = |name: &str| -> Vec<&[u8]> {
+        headers
+            .get_all(name)
+            .iter()
+            .map(HeaderValue::as_bytes)
+            .collect()
+    };
     shared
         .guard
-        .same_origin(
-            host,
-            header(headers, header::ORIGIN),
-            headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()),
-        )
+        .same_origin(host, &raw("origin"), &raw("sec-fetch-site"))
         .map_err(refuse)?;
     json_content_type(&method, header(headers, header::CONTENT_TYPE)).map_err(refuse)?;
-    let too_long = || {
-        ApiError {
-            status: 413,
-            message: format!("the request body is over {MAX_BODY} bytes"),
-        }
-        .reply()
-    };
+    let too_long = || super::head::body_too_large(MAX_BODY);
     let announced = header(headers, header::CONTENT_LENGTH).map(|v| v.trim().parse::<u64>());
     if matches!(announced, Some(Ok(n)) if n > MAX_BODY as u64) {
         return Err(too_long());

@@ -21,13 +21,18 @@ fn db_bytes(dir: &Dir) -> Vec<u8> {
     std::fs::read(dir.db()).unwrap()
 }
 
-/// The server answers the page and the API within a second, and is within its memory.
+/// A bound on answers that must come "at once": far above what a loaded CI machine takes
+/// for a cheap request, far below what each attack would cost without its limit (the
+/// attacks here hold the server for 20 s or more, or for ever).
+const PROMPT: Duration = Duration::from_secs(5);
+
+/// The server answers the page and the API promptly, and is within its memory.
 fn still_fine(s: &mut Served) {
     assert!(s.alive(), "the server died");
     let t = Instant::now();
     assert_eq!(get(s.addr, "/").status, 200);
     ok_json(s.addr, "/api/info");
-    assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+    assert!(t.elapsed() < PROMPT, "{:?}", t.elapsed());
     let rss = s.rss_mib();
     assert!(rss < MEMORY_BOUND_MIB, "resident memory {rss} MiB");
 }
@@ -54,7 +59,16 @@ crate::cgtest!(serve_survives_a_huge_content_length, |dir| {
     let t = Instant::now();
     let r = send_raw(s.addr, raw.as_bytes()).unwrap();
     assert_eq!(r.status, 413, "{}", r.text());
-    assert!(t.elapsed() < Duration::from_secs(1));
+    assert!(t.elapsed() < PROMPT);
+    // Past what a number holds: 413 with the API's JSON error, not hyper's empty 431.
+    for length in ["18446744073709551615", "99999999999999999999999999"] {
+        let raw = format!(
+            "POST /api/play HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n\r\n{{}}",
+            s.addr
+        );
+        let r = send_raw(s.addr, raw.as_bytes()).unwrap();
+        assert!(error(&r, 413).contains("body"), "{length}");
+    }
     // A body that is longer than the limit without announcing it is cut off too.
     let body = vec![b' '; 200_000];
     let mut chunked = format!(
@@ -100,7 +114,7 @@ crate::cgtest!(serve_never_opens_a_file_a_request_names, |dir| {
         ] {
             let t = Instant::now();
             let r = post_json(&s, "/api/play", &json!({ "player": spec }));
-            assert!(t.elapsed() < Duration::from_secs(1), "{spec}");
+            assert!(t.elapsed() < PROMPT, "{spec}");
             let message = error(&r, 400);
             assert!(!message.contains("JSON"), "{spec}: {message}");
             messages.push(message.replace(path, "PATH"));
@@ -143,7 +157,7 @@ crate::cgtest!(
         let t = Instant::now();
         let r = post_json(&s, "/api/play", &json!({ "player": "engine:hash=16384" }));
         assert!(error(&r, 400).contains("hash"));
-        assert!(t.elapsed() < Duration::from_secs(1));
+        assert!(t.elapsed() < PROMPT);
         for spec in ["minimax:depth=30", "mcts:iterations=1000000"] {
             error(&post_json(&s, "/api/play", &json!({ "player": spec })), 400);
         }
@@ -202,33 +216,35 @@ crate::cgtest!(serve_keeps_costly_sql_within_its_deadline, |dir| {
     fixture_db(&dir);
     let before = db_bytes(&dir);
     let mut s = serve(&dir, &["--sql-timeout-ms", "1000"]);
+    // Refused when prepared: the answer says so, whatever the machine's load.
     let printf = "length(printf('%.*c', 20000000 + p.id, 'x')) > 0";
-    let t = Instant::now();
     let r = get(s.addr, &format!("/api/db/positions?where={}", enc(printf)));
     assert!(error(&r, 400).contains("function printf is not allowed"));
-    assert!(t.elapsed() < Duration::from_millis(500));
-    // Allowed but costly: a three-way join of 2,000 rows stops at its deadline, four at
-    // once, while the page keeps answering.
+    // Allowed but costly: a three-way join of 2,000 rows (8·10⁹ rows, minutes of work)
+    // stops at its deadline, four at once, while the page keeps answering. Never before
+    // the deadline; and long before the join could end, however loaded the machine.
     let costly = "(SELECT count(*) FROM positions a, positions b, positions c) > 0";
     let addr = s.addr;
+    let started = std::sync::Arc::new(std::sync::Barrier::new(5));
     let runs: Vec<_> = (0..4)
         .map(|_| {
+            let started = started.clone();
             std::thread::spawn(move || {
+                started.wait();
                 let t = Instant::now();
                 let r = get(addr, &format!("/api/db/positions?where={}", enc(costly)));
-                (r.status, t.elapsed())
+                (r.status, r.text(), t.elapsed())
             })
         })
         .collect();
-    std::thread::sleep(Duration::from_millis(300));
+    started.wait();
     still_fine(&mut s);
     for run in runs {
-        let (status, took) = run.join().unwrap();
-        assert_eq!(status, 400);
-        assert!(
-            took >= Duration::from_millis(1000) && took < Duration::from_millis(1500),
-            "{took:?}"
-        );
+        let (status, text, took) = run.join().unwrap();
+        assert_eq!(status, 400, "{text}");
+        assert!(text.contains("time limit"), "{text}");
+        assert!(took >= Duration::from_millis(1000), "{took:?}");
+        assert!(took < Duration::from_secs(30), "{took:?}");
     }
     // A string over the sandbox's length fails at once instead of growing.
     let long = format!("length({}) > 0", vec!["fen"; 500].join(" || "));
@@ -236,6 +252,138 @@ crate::cgtest!(serve_keeps_costly_sql_within_its_deadline, |dir| {
     let message = error(&r, 400);
     assert!(message.contains("length limit"), "{message}");
     assert_eq!(db_bytes(&dir), before);
+});
+
+crate::cgtest!(serve_bounds_the_memory_and_disk_of_a_condition, |dir| {
+    fixture_db(&dir);
+    let before = db_bytes(&dir);
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    // A time limit of minutes: what stops these is the memory bound, not the clock.
+    let mut cmd = dir.command(&[
+        "serve",
+        "--addr",
+        "127.0.0.1:0",
+        "--sql-timeout-ms",
+        "120000",
+    ]);
+    cmd.env("SQLITE_TMPDIR", &tmp).env("TMPDIR", &tmp);
+    let mut s = serve_cmd(cmd);
+    let pair = "a.fen||b.fen||a.fen||b.fen||a.fen||b.fen";
+    for condition in [
+        // 3.3 million distinct 300-byte strings: about 1 GB to sort, in memory or on disk.
+        format!("(SELECT count(DISTINCT {pair}) FROM positions a, positions b) > 0"),
+        format!(
+            "(SELECT x FROM (SELECT {pair} AS x FROM positions a, positions b ORDER BY x DESC LIMIT 1 OFFSET 3000000)) IS NOT NULL"
+        ),
+        format!("p.fen IN (SELECT {pair} FROM positions a, positions b)"),
+    ] {
+        for endpoint in ["/api/db/heatmap", "/api/db/positions"] {
+            let r = get(s.addr, &format!("{endpoint}?where={}", enc(&condition)));
+            let message = error(&r, 400);
+            assert!(
+                message.contains("memory"),
+                "{endpoint} {condition}: {message}"
+            );
+            let rss = s.rss_mib();
+            assert!(rss < MEMORY_BOUND_MIB, "resident memory {rss} MiB");
+        }
+    }
+    // No temporary file was left, nor is one open.
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
+    let fds = std::fs::read_dir(format!("/proc/{}/fd", s.pid())).unwrap();
+    for fd in fds.flatten() {
+        let target = std::fs::read_link(fd.path()).unwrap_or_default();
+        assert!(!target.starts_with(&tmp), "{}", target.display());
+    }
+    still_fine(&mut s);
+    assert_eq!(db_bytes(&dir), before);
+});
+
+crate::cgtest!(
+    serve_answers_a_failing_condition_as_the_users_error,
+    |dir| {
+        fixture_db(&dir);
+        let mut s = serve(&dir, &[]);
+        for (condition, says) in [
+            ("abs(-9223372036854775808) > 0", "integer overflow"),
+            (
+                &*format!("fen LIKE '{}'", "_".repeat(101)),
+                "pattern too complex",
+            ),
+        ] {
+            for endpoint in [
+                "/api/db/positions",
+                "/api/db/heatmap",
+                "/api/db/positions/random",
+            ] {
+                let r = get(s.addr, &format!("{endpoint}?where={}", enc(condition)));
+                let message = error(&r, 400);
+                assert!(message.contains(says), "{endpoint}: {message}");
+                for internal in ["database error", "Error code", "sqlite"] {
+                    assert!(!message.contains(internal), "{endpoint}: {message}");
+                }
+            }
+        }
+        still_fine(&mut s);
+    }
+);
+
+crate::cgtest!(serve_answers_name_files_without_their_directory, |dir| {
+    fixture_db(&dir);
+    let s = serve(&dir, &[]);
+    let stats = ok_json(s.addr, "/api/db/stats");
+    let sources = stats["sources"].as_array().unwrap();
+    assert!(sources.len() >= 3, "{stats}");
+    for source in sources {
+        let path = source["path"].as_str().unwrap();
+        assert!(!path.is_empty() && !path.contains('/'), "{path}");
+    }
+    let errors = ok_json(s.addr, "/api/db/import-errors");
+    let rows = errors["rows"].as_array().unwrap();
+    assert!(!rows.is_empty(), "{errors}");
+    for row in rows {
+        let source = row["source"].as_str().unwrap();
+        assert_eq!(source, "bad.csv", "{row}");
+    }
+    let home = dir.path().to_str().unwrap();
+    for path in ["/api/db/stats", "/api/db/import-errors", "/api/info"] {
+        assert!(!get(s.addr, path).text().contains(home), "{path}");
+    }
+});
+
+crate::cgtest!(serve_is_not_starved_by_idle_connections, |dir| {
+    fixture_db(&dir);
+    // A read timeout of a minute: before, a full house of silent connections held the
+    // page that long.
+    let mut s = serve(
+        &dir,
+        &["--max-connections", "16", "--read-timeout-ms", "60000"],
+    );
+    let addr = s.addr;
+    let mut silent: Vec<TcpStream> = (0..40).map(|_| TcpStream::connect(addr).unwrap()).collect();
+    // Slow senders too: half a header each.
+    for _ in 0..8 {
+        let mut c = TcpStream::connect(addr).unwrap();
+        write!(c, "GET /api/info HTTP/1.1\r\nHost: ").unwrap();
+        silent.push(c);
+    }
+    for round in 0..3 {
+        let t = Instant::now();
+        assert_eq!(get(addr, "/").status, 200);
+        ok_json(addr, "/api/info");
+        assert!(t.elapsed() < PROMPT, "round {round}: {:?}", t.elapsed());
+        // The attacker opens as many again, as those closed for the page close.
+        for _ in 0..40 {
+            silent.push(TcpStream::connect(addr).unwrap());
+        }
+    }
+    // The oldest were closed to make room: reading them ends at once.
+    let mut first = silent.remove(0);
+    first.set_read_timeout(Some(PROMPT)).unwrap();
+    let mut buf = [0u8; 16];
+    assert_eq!(first.read(&mut buf).unwrap_or(0), 0);
+    still_fine(&mut s);
 });
 
 crate::cgtest!(serve_is_not_held_by_slow_senders, |dir| {
@@ -261,20 +409,20 @@ crate::cgtest!(serve_is_not_held_by_slow_senders, |dir| {
         slow.push(c);
         slow.push(TcpStream::connect(s.addr).unwrap());
     }
-    std::thread::sleep(Duration::from_millis(100));
     still_fine(&mut s);
     let r = post_json(&s, "/api/play", &json!({ "player": "random" }));
     assert_eq!(r.status, 201);
-    // Each slow connection is answered 408 or closed within the read timeout (+ slack).
+    // Each slow connection is answered 408 or closed: by its read timeout, not by the
+    // connection's 120 s lifetime.
     let t = Instant::now();
     for c in slow.iter_mut() {
-        c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
         let mut buf = Vec::new();
         let _ = c.read_to_end(&mut buf);
         let text = String::from_utf8_lossy(&buf);
         assert!(buf.is_empty() || text.starts_with("HTTP/1.1 408"), "{text}");
     }
-    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
     still_fine(&mut s);
 });
 
@@ -365,6 +513,30 @@ crate::cgtest!(serve_refuses_other_sites_and_other_host_names, |dir| {
         assert_eq!(r.status, 415);
     }
     ok_json(a, &format!("/api/play/{id}"));
+    // Origin and Sec-Fetch-Site headers that are not text, and a second Origin: refused.
+    for extra in [
+        b"Origin: http://evil.example\xff\r\n".to_vec(),
+        b"Sec-Fetch-Site: cross-site\xff\r\n".to_vec(),
+        format!("Origin: {own}\r\nOrigin: http://evil.example\r\n").into_bytes(),
+        b"Sec-Fetch-Site: same-origin\r\nSec-Fetch-Site: cross-site\r\n".to_vec(),
+    ] {
+        let mut raw = format!(
+            "POST /api/play HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+            body.len()
+        )
+        .into_bytes();
+        raw.extend_from_slice(&extra);
+        raw.extend_from_slice(b"\r\n");
+        raw.extend_from_slice(body.as_bytes());
+        let r = send_raw(a, &raw).unwrap();
+        assert_eq!(
+            r.status,
+            403,
+            "{}: {}",
+            String::from_utf8_lossy(&extra),
+            r.text()
+        );
+    }
     // DNS rebinding: another name for 127.0.0.1.
     for path in ["/", "/api/info", "/api/db/stats"] {
         let raw = format!(
