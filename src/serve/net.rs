@@ -150,10 +150,13 @@ async fn accept_loop(
                 permit
             }
         };
+        // Counted as waiting from now, before its task first runs: the next connection
+        // at the cap must find it.
+        let entry = waiting.add();
         tokio::spawn(serve_connection(
             stream,
             shared.clone(),
-            waiting.clone(),
+            (waiting.clone(), entry),
             permit,
         ));
     }
@@ -164,11 +167,10 @@ async fn accept_loop(
 async fn serve_connection(
     mut stream: tokio::net::TcpStream,
     shared: Arc<Shared>,
-    waiting: Arc<Waiting>,
+    (waiting, (id, evict)): (Arc<Waiting>, (u64, Arc<tokio::sync::Notify>)),
     permit: tokio::sync::OwnedSemaphorePermit,
 ) {
     let read_timeout = shared.read_timeout;
-    let (id, evict) = waiting.add();
     let head = {
         let mut evicted = std::pin::pin!(evict.notified());
         let mut read = std::pin::pin!(tokio::time::timeout(
