@@ -95,7 +95,14 @@ pub const ENDPOINTS: &[(&str, &str, &str)] = &[
 const DEFAULT_EVALUATORS: usize = 8;
 
 /// Routes `/api` + `path`.
-pub fn route(w: &mut Worker, method: &str, path: &str, q: &Query, body: &[u8]) -> ApiResult {
+pub fn route(
+    w: &mut Worker,
+    method: &str,
+    path: &str,
+    q: &Query,
+    body: &[u8],
+    client: std::net::IpAddr,
+) -> ApiResult {
     let parts: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     let get = method == "GET" || method == "HEAD";
     match (parts.as_slice(), get) {
@@ -176,7 +183,7 @@ pub fn route(w: &mut Worker, method: &str, path: &str, q: &Query, body: &[u8]) -
                 &json!({ "total": total, "offset": offset, "rows": rows }),
             ))
         }
-        (["play"], false) if method == "POST" => new_game(w, body),
+        (["play"], false) if method == "POST" => new_game(w, body, client),
         (["play", id], true) => Ok(Reply::json(&w.app.play.get(number(id)? as u64)?)),
         (["play", id], false) if method == "DELETE" => {
             Ok(Reply::json(&w.app.play.remove(number(id)? as u64)?))
@@ -415,7 +422,7 @@ fn heatmap(w: &mut Worker, q: &Query) -> ApiResult {
     })))
 }
 
-fn new_game(w: &mut Worker, body: &[u8]) -> ApiResult {
+fn new_game(w: &mut Worker, body: &[u8], client: std::net::IpAddr) -> ApiResult {
     let b = json_body(body)?;
     let text = |key: &str| -> Result<Option<String>, ApiError> {
         match &b[key] {
@@ -447,6 +454,7 @@ fn new_game(w: &mut Worker, body: &[u8]) -> ApiResult {
         evaluator: text("evaluator")?.unwrap_or_else(|| o.evaluator.clone()),
         movetime: Duration::from_millis(movetime),
         human,
+        client,
     };
     let state = w.app.play.create(game)?;
     Ok(Reply::json_status(201, &state))

@@ -241,11 +241,13 @@ impl Waiting {
     }
 
     /// How many connections wait for their header.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.inner.lock().unwrap_or_else(|e| e.into_inner()).1.len()
     }
 
     /// Whether none does.
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -50,6 +50,9 @@ use play::{Play, PlayOptions};
 /// Largest request body accepted (bytes).
 pub const MAX_BODY: usize = 64 * 1024;
 
+/// Threads answering the quick API requests (games, `/api/info`; see [`net::Lanes`]).
+pub const QUICK_WORKERS: usize = 2;
+
 /// The most heap SQLite may hold in the server's process, all connections together
 /// (bytes): a user's condition runs with temporary storage in memory
 /// ([`with_bounded_storage`]), so a sort, a `DISTINCT` or a materialized subquery never
@@ -68,7 +71,8 @@ pub struct Options {
     pub public: bool,
     /// Default evaluator of new games (built-in or stored name).
     pub evaluator: String,
-    /// Threads answering requests (each with its own read-only connection).
+    /// Threads answering the database and evaluation requests (each with its own
+    /// read-only connection); games and `/api/info` have their own ([`QUICK_WORKERS`]).
     pub workers: usize,
     /// Time limit of a user's SQL condition.
     pub sql_timeout: Duration,
@@ -78,7 +82,8 @@ pub struct Options {
     pub max_connections: usize,
     /// Time a client has to send its header, and then its body.
     pub read_timeout: Duration,
-    /// API requests waiting for a worker at most (one more is answered 503).
+    /// Database and evaluation requests waiting for a worker at most (one more is
+    /// answered 503).
     pub queue: usize,
     /// The games store.
     pub play: PlayOptions,
@@ -514,13 +519,19 @@ impl Server {
             read_timeout: o.read_timeout,
             queue: o.queue,
         };
-        let workers = (0..o.workers.max(1))
-            .map(|_| Worker {
-                app: self.app.clone(),
-                conn: None,
-            })
-            .collect();
-        net::run(self.listener, self.guard, workers, limits, answer)
+        let workers = |n: usize| -> Vec<Worker> {
+            (0..n)
+                .map(|_| Worker {
+                    app: self.app.clone(),
+                    conn: None,
+                })
+                .collect()
+        };
+        let lanes = net::Lanes {
+            costly: workers(o.workers.max(1)),
+            quick: workers(QUICK_WORKERS),
+        };
+        net::run(self.listener, self.guard, lanes, limits, answer)
     }
 }
 
@@ -530,7 +541,7 @@ fn answer(worker: &mut Worker, job: &net::Job) -> Reply {
     let reply = catch_unwind(AssertUnwindSafe(|| {
         let query = Query::parse(&job.query)?;
         let rest = job.path.strip_prefix("/api").unwrap_or(&job.path);
-        api::route(worker, &job.method, rest, &query, &job.body)
+        api::route(worker, &job.method, rest, &query, &job.body, job.client)
     }))
     .unwrap_or_else(|_| {
         Err(ApiError {

@@ -59,6 +59,23 @@ pub struct Limits {
     pub queue: usize,
 }
 
+/// The worker threads of the two lanes API requests go through: `costly` for what reads
+/// the database (`/api/db/...`) or evaluates (`/api/position`), through a queue of
+/// `queue` places; `quick` for the rest (`/api`, `/api/info`, games), through a queue
+/// as long as the connection cap, so that it is never full and a quick request never
+/// waits behind a costly one.
+pub struct Lanes {
+    /// Threads for the database and evaluation requests.
+    pub costly: Vec<Worker>,
+    /// Threads for the rest.
+    pub quick: Vec<Worker>,
+}
+
+/// Whether an API request goes to the costly lane (see [`Lanes`]).
+pub fn is_costly(path: &str) -> bool {
+    path.starts_with("/api/db/") || path == "/api/db" || path.starts_with("/api/position")
+}
+
 /// One API request for a worker thread.
 pub struct Job {
     /// Upper-case method.
@@ -69,12 +86,15 @@ pub struct Job {
     pub query: String,
     /// The body (at most [`MAX_BODY`] bytes).
     pub body: Bytes,
+    /// The client's IP address.
+    pub client: std::net::IpAddr,
     reply: oneshot::Sender<Reply>,
 }
 
 struct Shared {
     guard: Guard,
     jobs: SyncSender<Job>,
+    quick: SyncSender<Job>,
     read_timeout: Duration,
 }
 
@@ -82,21 +102,21 @@ struct Shared {
 pub fn run(
     listener: std::net::TcpListener,
     guard: Guard,
-    workers: Vec<Worker>,
+    lanes: Lanes,
     limits: Limits,
     answer: fn(&mut Worker, &Job) -> Reply,
 ) -> std::io::Result<()> {
-    let (jobs, rx) = sync_channel::<Job>(limits.queue.max(1));
-    let rx = Arc::new(Mutex::new(rx));
-    for (i, mut worker) in workers.into_iter().enumerate() {
-        let rx = rx.clone();
-        std::thread::Builder::new()
-            .name(format!("chessgraph-http-{i}"))
-            .spawn(move || work(&mut worker, &rx, answer))?;
-    }
+    let jobs = spawn_lane("chessgraph-http", lanes.costly, limits.queue, answer)?;
+    let quick = spawn_lane(
+        "chessgraph-quick",
+        lanes.quick,
+        limits.max_connections,
+        answer,
+    )?;
     let shared = Arc::new(Shared {
         guard,
         jobs,
+        quick,
         read_timeout: limits.read_timeout,
     });
     listener.set_nonblocking(true)?;
@@ -106,6 +126,24 @@ pub fn run(
         .enable_all()
         .build()?;
     runtime.block_on(accept_loop(listener, shared, limits.max_connections))
+}
+
+/// Starts `workers` on one queue of `queue` places; returns its sending side.
+fn spawn_lane(
+    name: &str,
+    workers: Vec<Worker>,
+    queue: usize,
+    answer: fn(&mut Worker, &Job) -> Reply,
+) -> std::io::Result<SyncSender<Job>> {
+    let (jobs, rx) = sync_channel::<Job>(queue.max(1));
+    let rx = Arc::new(Mutex::new(rx));
+    for (i, mut worker) in workers.into_iter().enumerate() {
+        let rx = rx.clone();
+        std::thread::Builder::new()
+            .name(format!("{name}-{i}"))
+            .spawn(move || work(&mut worker, &rx, answer))?;
+    }
+    Ok(jobs)
 }
 
 fn work(worker: &mut Worker, rx: &Mutex<Receiver<Job>>, answer: fn(&mut Worker, &Job) -> Reply) {
@@ -128,7 +166,7 @@ async fn accept_loop(
     let slots = Arc::new(Semaphore::new(max_connections.max(1)));
     let waiting = Arc::new(Waiting::default());
     loop {
-        let (stream, _) = match listener.accept().await {
+        let (stream, peer) = match listener.accept().await {
             Ok(s) => s,
             Err(e) => {
                 // Out of file descriptors and the like: wait rather than spin.
@@ -155,6 +193,7 @@ async fn accept_loop(
         let entry = waiting.add();
         tokio::spawn(serve_connection(
             stream,
+            peer.ip(),
             shared.clone(),
             (waiting.clone(), entry),
             permit,
@@ -166,6 +205,7 @@ async fn accept_loop(
 /// its place), then hyper for the request.
 async fn serve_connection(
     mut stream: tokio::net::TcpStream,
+    client: std::net::IpAddr,
     shared: Arc<Shared>,
     (waiting, (id, evict)): (Arc<Waiting>, (u64, Arc<tokio::sync::Notify>)),
     permit: tokio::sync::OwnedSemaphorePermit,
@@ -197,7 +237,7 @@ async fn serve_connection(
     };
     let service = hyper::service::service_fn(move |req| {
         let shared = shared.clone();
-        async move { Ok::<_, Infallible>(handle(req, &shared).await) }
+        async move { Ok::<_, Infallible>(handle(req, &shared, client).await) }
     });
     let connection = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
@@ -214,11 +254,20 @@ fn header(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
 }
 
 /// Checks, reads and answers one request.
-async fn handle(req: Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>> {
-    match admit(req, shared).await {
+async fn handle(
+    req: Request<Incoming>,
+    shared: &Shared,
+    client: std::net::IpAddr,
+) -> Response<Full<Bytes>> {
+    match admit(req, shared, client).await {
         Ok(Admitted::Asset(reply)) | Err(reply) => respond(reply),
         Ok(Admitted::Api(job, rx)) => {
-            let reply = match shared.jobs.try_send(job) {
+            let lane = if is_costly(&job.path) {
+                &shared.jobs
+            } else {
+                &shared.quick
+            };
+            let reply = match lane.try_send(job) {
                 Ok(()) => match tokio::time::timeout(ANSWER_TIMEOUT, rx).await {
                     Ok(Ok(reply)) => reply,
                     _ => ApiError::busy("no answer in time; try again").reply(),
@@ -243,7 +292,11 @@ enum Admitted {
 }
 
 /// The header checks, the page's files, then the body of an API request.
-async fn admit(req: Request<Incoming>, shared: &Shared) -> Result<Admitted, Reply> {
+async fn admit(
+    req: Request<Incoming>,
+    shared: &Shared,
+    client: std::net::IpAddr,
+) -> Result<Admitted, Reply> {
     let refuse = |e: ApiError| e.reply();
     let headers = req.headers();
     // One Host, as HTTP/1.1 requires: with two, which one counts would be a guess.
@@ -300,6 +353,7 @@ async fn admit(req: Request<Incoming>, shared: &Shared) -> Result<Admitted, Repl
             path,
             query,
             body,
+            client,
             reply: tx,
         },
         rx,

@@ -4,6 +4,7 @@
 //! game has at most one search queued or running.
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -37,6 +38,9 @@ pub struct PlayOptions {
     pub max_games: usize,
     /// The longest time per move a game may ask for.
     pub max_movetime: Duration,
+    /// Engine time one client (an IP address) may have queued or running at once, over
+    /// all its games: past it, its next search is refused (503) while others play.
+    pub client_budget: Duration,
 }
 
 /// What a new game is asked for.
@@ -52,6 +56,8 @@ pub struct NewGame {
     pub movetime: Duration,
     /// The side the person plays.
     pub human: Color,
+    /// Who asks (the connection's IP address): engine time counts against its budget.
+    pub client: IpAddr,
 }
 
 struct Store {
@@ -78,6 +84,9 @@ struct Job {
 pub struct Play {
     store: Arc<Mutex<Store>>,
     jobs: Sender<Job>,
+    /// Moves of players that need no search ([`is_instant`]), on their own thread: they
+    /// never wait behind the engine's queue.
+    instant: Sender<Job>,
     players: Arc<dyn Players>,
     options: PlayOptions,
 }
@@ -95,16 +104,22 @@ impl Play {
             running: None,
             waiting: 0,
         }));
-        let (jobs, rx) = channel();
-        let thread_store = store.clone();
-        let thread_players = players.clone();
-        std::thread::Builder::new()
-            .name("chessgraph-engine".into())
-            .spawn(move || engine_thread(rx, thread_store, thread_players))
-            .expect("spawn the engine thread");
+        let spawn = |name: &str, searches: bool| {
+            let (jobs, rx) = channel();
+            let thread_store = store.clone();
+            let thread_players = players.clone();
+            std::thread::Builder::new()
+                .name(name.into())
+                .spawn(move || engine_thread(rx, thread_store, thread_players, searches))
+                .expect("spawn the engine thread");
+            jobs
+        };
+        let jobs = spawn("chessgraph-engine", true);
+        let instant = spawn("chessgraph-instant", false);
         Play {
             store,
             jobs,
+            instant,
             players,
             options,
         }
@@ -139,6 +154,7 @@ impl Play {
             thought: None,
             error: None,
             touched: Instant::now(),
+            client: new.client,
         };
         let mut store = lock(&self.store);
         if store.games.len() >= self.options.max_games {
@@ -259,6 +275,11 @@ impl Play {
     /// store); a full queue is an error and nothing is queued.
     fn engine_turn(&self, store: &mut Store, id: u64) -> Result<(), ApiError> {
         let full = store.waiting >= self.options.queue.max(1);
+        let (client, movetime, instant) = {
+            let game = game_mut(store, id)?;
+            (game.client, game.movetime, is_instant(&game.player))
+        };
+        let used = engine_time(store, client);
         let game = game_mut(store, id)?;
         let (pos, history) = game.replay();
         if pos.turn() == game.human || outcome(&pos, &history).is_some() {
@@ -272,14 +293,22 @@ impl Play {
             history,
             player: game.player.clone(),
             evaluator: game.evaluator.clone(),
-            movetime: game.movetime,
+            movetime,
         };
-        if full {
+        if !instant && used + movetime > self.options.client_budget {
+            return Err(ApiError::busy(format!(
+                "your games have {} ms of engine time queued or running, and each client may have {} ms: wait for a move, or end a game",
+                used.as_millis(),
+                self.options.client_budget.as_millis()
+            )));
+        }
+        if !instant && full {
             return Err(ApiError::busy(
                 "the engine's queue is full; try again in a moment",
             ));
         }
-        match self.jobs.send(job) {
+        let lane = if instant { &self.instant } else { &self.jobs };
+        match lane.send(job) {
             Ok(()) => {
                 game.status = Status::Queued;
                 game.thought = None;
@@ -292,6 +321,23 @@ impl Play {
             }),
         }
     }
+}
+
+/// Whether a player spec names a player that moves without a search (`random`): its
+/// moves take microseconds and go around the engine's queue and the clients' budgets.
+pub fn is_instant(spec: &str) -> bool {
+    spec.split(':').next().map(str::trim) == Some("random")
+}
+
+/// The engine time that `client`'s games have queued or running.
+fn engine_time(store: &Store, client: IpAddr) -> Duration {
+    store
+        .games
+        .values()
+        .filter(|g| g.client == client && !is_instant(&g.player))
+        .filter(|g| matches!(g.status, Status::Queued | Status::Thinking))
+        .map(|g| g.movetime)
+        .sum()
 }
 
 fn game_mut(store: &mut Store, id: u64) -> Result<&mut Game, ApiError> {
@@ -308,7 +354,14 @@ struct Cache {
 
 const CACHED_PLAYERS: usize = 4;
 
-fn engine_thread(rx: Receiver<Job>, store: Arc<Mutex<Store>>, players: Arc<dyn Players>) {
+/// Plays the jobs of `rx` in turn. `searches`: the engine's thread, whose running search
+/// take-back and ending a game stop; the instant players' thread is not.
+fn engine_thread(
+    rx: Receiver<Job>,
+    store: Arc<Mutex<Store>>,
+    players: Arc<dyn Players>,
+    searches: bool,
+) {
     let mut cache = Cache {
         players: Vec::new(),
     };
@@ -350,7 +403,9 @@ fn engine_thread(rx: Receiver<Job>, store: Arc<Mutex<Store>>, players: Arc<dyn P
             s.waiting = s.waiting.saturating_sub(1);
             let control = player.control();
             control.stop.store(false, Ordering::SeqCst);
-            s.running = Some((job.id, control));
+            if searches {
+                s.running = Some((job.id, control));
+            }
         }
         if last_game != job.id {
             player.new_game();
@@ -375,7 +430,9 @@ fn engine_thread(rx: Receiver<Job>, store: Arc<Mutex<Store>>, players: Arc<dyn P
             })
         }));
         let mut s = lock(&store);
-        s.running = None;
+        if searches {
+            s.running = None;
+        }
         let result = match outcome {
             Ok(r) => {
                 cache.players.push((key, player, job.id));
@@ -454,6 +511,7 @@ mod tests {
                 queue: 2,
                 max_games: 3,
                 max_movetime: Duration::from_secs(5),
+                client_budget: Duration::from_secs(10),
             },
             Arc::new(TestPlayers),
         )
@@ -466,6 +524,7 @@ mod tests {
             evaluator: "material".into(),
             movetime: Duration::from_millis(20),
             human,
+            client: IpAddr::from([127, 0, 0, 1]),
         }
     }
 
@@ -478,6 +537,57 @@ mod tests {
             std::thread::sleep(Duration::from_millis(5));
         }
         panic!("the engine never moved");
+    }
+
+    /// Two searches of 30 s use up a client's minute: its next engine search is refused,
+    /// another client's plays, and a `random` game moves at once whatever the queue holds.
+    #[test]
+    fn engine_time_counts_against_the_clients_budget() {
+        let p = Play::start(
+            PlayOptions {
+                queue: 2,
+                max_games: 8,
+                max_movetime: Duration::from_secs(60),
+                client_budget: Duration::from_secs(60),
+            },
+            Arc::new(TestPlayers),
+        );
+        let long = |client: [u8; 4]| NewGame {
+            movetime: Duration::from_secs(30),
+            client: IpAddr::from(client),
+            ..new_game("engine", Color::Black, None)
+        };
+        let a = p.create(long([10, 0, 0, 1])).unwrap()["id"]
+            .as_u64()
+            .unwrap();
+        let b = p.create(long([10, 0, 0, 1])).unwrap()["id"]
+            .as_u64()
+            .unwrap();
+        let refused = p
+            .create(NewGame {
+                client: IpAddr::from([10, 0, 0, 1]),
+                ..new_game("engine", Color::Black, None)
+            })
+            .unwrap_err();
+        assert_eq!(refused.status, 503);
+        assert!(refused.message.contains("engine time"), "{refused:?}");
+        // The queue is full now (one running, one waiting): a random game still moves.
+        let r = p
+            .create(NewGame {
+                client: IpAddr::from([10, 0, 0, 1]),
+                ..new_game("random:seed=1", Color::Black, None)
+            })
+            .unwrap();
+        let s = wait_for_turn(&p, r["id"].as_u64().unwrap());
+        assert_eq!(s["moves"].as_array().unwrap().len(), 1, "{s}");
+        // Ending a game gives its time back.
+        p.remove(b).unwrap();
+        let c = p.create(long([10, 0, 0, 2])).unwrap()["id"]
+            .as_u64()
+            .unwrap();
+        for id in [a, c] {
+            p.remove(id).unwrap();
+        }
     }
 
     #[test]

@@ -601,3 +601,80 @@ crate::cgtest!(serve_conditions_cannot_read_beyond_positions, |dir| {
     still_fine(&mut s);
     assert_eq!(db_bytes(&dir), before);
 });
+
+crate::cgtest!(
+    serve_answers_cheap_requests_while_costly_ones_queue,
+    |dir| {
+        fixture_db(&dir);
+        let mut s = serve(
+            &dir,
+            &[
+                "--workers",
+                "2",
+                "--request-queue",
+                "4",
+                "--sql-timeout-ms",
+                "1000",
+            ],
+        );
+        let addr = s.addr;
+        // Sixteen clients keep the database lane's two workers and four places full.
+        let costly = "(SELECT count(*) FROM positions a, positions b, positions c) > 0";
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let busy = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let flood: Vec<_> = (0..16)
+            .map(|_| {
+                let (stop, busy) = (stop.clone(), busy.clone());
+                std::thread::spawn(move || {
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        let r = get(addr, &format!("/api/db/positions?where={}", enc(costly)));
+                        if r.status == 503 {
+                            busy.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                    }
+                })
+            })
+            .collect();
+        // Until the flood has been turned away at least once, the lane is not yet full.
+        while busy.load(std::sync::atomic::Ordering::Relaxed) == 0 {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        for _ in 0..10 {
+            let t = Instant::now();
+            let r = get(addr, "/api/info");
+            assert_eq!(r.status, 200, "{}", r.text());
+            let r = post_json(&s, "/api/play", &json!({ "player": "random" }));
+            assert_eq!(r.status, 201, "{}", r.text());
+            assert!(t.elapsed() < PROMPT, "{:?}", t.elapsed());
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for f in flood {
+            f.join().unwrap();
+        }
+        still_fine(&mut s);
+    }
+);
+
+crate::cgtest!(serve_counts_engine_time_against_each_client, |dir| {
+    fixture_db(&dir);
+    let mut s = serve(&dir, &["--max-games", "32"]);
+    // Nine games of 30 s a move: the client's minute of engine time holds two.
+    let long = json!({ "player": "engine", "color": "black", "movetime_ms": 30000 });
+    let statuses: Vec<u16> = (0..9)
+        .map(|_| post_json(&s, "/api/play", &long).status)
+        .collect();
+    assert_eq!(statuses[..2], [201, 201], "{statuses:?}");
+    let r = post_json(&s, "/api/play", &long);
+    assert!(error(&r, 503).contains("engine time"));
+    // A game against `random` starts and moves at once, whatever the engine holds.
+    let r = post_json(
+        &s,
+        "/api/play",
+        &json!({ "player": "random", "color": "black" }),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let id = r.json()["id"].as_u64().unwrap();
+    let g = crate::serve::wait_for_move(s.addr, id);
+    assert_eq!(g["moves"].as_array().unwrap().len(), 1, "{g}");
+    still_fine(&mut s);
+});
