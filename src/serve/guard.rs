@@ -180,7 +180,8 @@ mod tests {
         assert!(g.same_origin(host, &[], &[]).is_ok());
         assert!(g.same_origin(host, &[own], &[b"same-origin"]).is_ok());
         assert!(g.same_origin(host, &[own, own], &[b"none"]).is_ok());
-        let cases: [(&[&[u8]], &[&[u8]]); 9] = [
+        type Headers<'a> = &'a [&'a [u8]];
+        let cases: [(Headers, Headers); 9] = [
             (&[b"http://evil.example"], &[]),
             (&[b"null"], &[]),
             (&[b"http://127.0.0.1:8081"], &[]),
