@@ -221,7 +221,13 @@ impl Worker {
             .run(limit, || {
                 with_bounded_storage(conn, || crate::db::filter::Sandbox::run(conn, || f(conn)))
             })
-            .map_err(http::condition_error)
+            .map_err(|e| {
+                let e = http::condition_error(e);
+                if e.message.contains("more memory") {
+                    give_back_freed_memory();
+                }
+                e
+            })
     }
 
     /// The connection if there is a database, else `None`.
@@ -251,6 +257,23 @@ pub fn with_bounded_storage<T>(
     let result = f();
     conn.pragma_update(None, "temp_store", "DEFAULT")?;
     result
+}
+
+/// Hands the memory a failed query freed back to the system: the C allocator keeps freed
+/// blocks in the arena of the thread that freed them, so without this each worker could
+/// keep up to [`SQL_HEAP_LIMIT`] resident after a query that reached it.
+fn give_back_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        unsafe extern "C" {
+            fn malloc_trim(pad: usize) -> std::ffi::c_int;
+        }
+        // SAFETY: glibc's malloc_trim only returns free memory of its arenas to the
+        // system; it takes a size and touches no memory of ours.
+        unsafe {
+            malloc_trim(0);
+        }
+    }
 }
 
 /// Turns SQLite's memory accounting on for this process, so that [`SQL_HEAP_LIMIT`]
