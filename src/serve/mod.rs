@@ -13,7 +13,8 @@
 //! Safety, for a server left running on a machine with a browser:
 //!
 //! - no request can crash it, starve it or make it allocate what a header announces
-//!   ([`net`]: bounded connections, header and body timeouts, size limits);
+//!   ([`net`]: bounded connections, the oldest still sending its header closed for a new
+//!   one, header and body timeouts, size limits, quick requests in their own lane);
 //! - only this server's own page can use the API ([`guard`]: Host, Origin,
 //!   `Sec-Fetch-Site`, JSON for state changes), on loopback unless `--public`;
 //! - requests never name files: players and evaluators come by name, built-in or stored
@@ -22,7 +23,9 @@
 //! - users' SQL conditions are one expression, prepared under an authorizer, run with
 //!   SQLite's length limits lowered and a time limit checked every 100 steps
 //!   ([`crate::db::filter`], [`crate::db::browse::Deadline`]); every refusal is a 4xx
-//!   with `{"error": ...}`; the database is opened read-only.
+//!   with `{"error": ...}`; their temporary storage is in memory and SQLite's heap is
+//!   limited ([`sql`]); the database is opened read-only;
+//! - engine time queued or running is bounded per client ([`play`]).
 
 pub mod api;
 pub mod assets;

@@ -7,19 +7,23 @@
 //! a header), times out slow headers, bounds header size, and runs thousands of idle
 //! connections on two threads. The limits, all here:
 //!
-//! - **Connections**: at most `max_connections` at once (more wait in the kernel's
-//!   backlog); one request per connection (`Connection: close`), so none idles.
-//! - **Time**: a connection must send its first byte, then its whole header, each within
-//!   `read_timeout` (hyper's header timer), then its body within `read_timeout`
-//!   (`408`); the whole connection is closed after [`CONNECTION_LIFETIME`] whatever it does.
-//! - **Size**: headers over [`MAX_HEADER_BYTES`] get `431`; a body announced or found
-//!   over [`super::MAX_BODY`] gets `413`, read no further.
-//! - **Who** ([`super::guard`]): the Host, Origin and `Sec-Fetch-Site` checks, and JSON
-//!   for state changes, before the body is read.
-//! - **Work**: the page's files are answered here at once; API requests go to the
-//!   worker threads (each with its own database connection) through a queue of
-//!   `queue` places — a full queue is `503`, never a wait — so costly SQL never delays
-//!   the page itself.
+//! - **Connections**: at most `max_connections` at once, one request per connection
+//!   (`Connection: close`). The header is read here first ([`super::head`]); at the cap,
+//!   the connection that has waited longest for its header is closed to make room, so
+//!   silent or slow connections never keep a new request waiting.
+//! - **Time**: a connection must send its whole header within `read_timeout`, then its
+//!   body within `read_timeout` (`408`); the whole connection is closed after
+//!   [`CONNECTION_LIFETIME`] whatever it does.
+//! - **Size**: headers over [`MAX_HEADER_BYTES`] get `431`; a body announced (any
+//!   `Content-Length` over the limit, even past `u64`) or found over
+//!   [`super::MAX_BODY`] gets `413`, read no further; both with a JSON error.
+//! - **Who** ([`super::guard`]): the Host, every Origin and `Sec-Fetch-Site` header, and
+//!   JSON for state changes, before the body is read.
+//! - **Work**: the page's files are answered here at once; API requests go to worker
+//!   threads (each with its own database connection) in two [`Lanes`]: the database's and
+//!   evaluation's through a queue of `queue` places — a full queue is `503`, never a
+//!   wait — and the rest (info, games) through their own, so costly SQL never delays the
+//!   page, `/api/info` or a game.
 
 use std::convert::Infallible;
 use std::future::Future;
