@@ -31,7 +31,7 @@ pub mod api;
 pub mod assets;
 mod game;
 pub mod guard;
-mod head;
+pub mod head;
 pub mod http;
 pub mod net;
 pub mod play;
