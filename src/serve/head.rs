@@ -5,9 +5,10 @@
 //! server answer what hyper answers without a body — a header block over
 //! [`super::net::MAX_HEADER_BYTES`] (`431`), a `Content-Length` over
 //! [`super::MAX_BODY`], even one too large for a number (`413`) — with the API's JSON
-//! error, and tells which connections have sent nothing useful yet: [`Waiting`] keeps
-//! them oldest first, and a server at its connection cap closes the oldest to serve a
-//! new one, so silent or slow connections never keep a request out.
+//! error, and tells which connections have not sent their whole request yet: [`Waiting`]
+//! keeps them oldest first (a connection stays listed while its body arrives), and a
+//! server at its connection cap closes the oldest to serve a new one, so silent or slow
+//! connections never keep a request out.
 
 use std::collections::BTreeMap;
 use std::io;

@@ -9,8 +9,9 @@
 //!
 //! - **Connections**: at most `max_connections` at once, one request per connection
 //!   (`Connection: close`). The header is read here first ([`super::head`]); at the cap,
-//!   the connection that has waited longest for its header is closed to make room, so
-//!   silent or slow connections never keep a new request waiting.
+//!   the connection that has waited longest for its request to arrive whole (header or
+//!   body) is closed to make room, so silent or slow connections never keep a new
+//!   request waiting.
 //! - **Time**: a connection must send its whole header within `read_timeout`, then its
 //!   body within `read_timeout` (`408`); the whole connection is closed after
 //!   [`CONNECTION_LIFETIME`] whatever it does.
@@ -215,33 +216,37 @@ async fn serve_connection(
     permit: tokio::sync::OwnedSemaphorePermit,
 ) {
     let read_timeout = shared.read_timeout;
-    let head = {
-        let mut evicted = std::pin::pin!(evict.notified());
-        let mut read = std::pin::pin!(tokio::time::timeout(
+    let head = unless_evicted(
+        &evict,
+        tokio::time::timeout(
             read_timeout,
             read_head(&mut stream, MAX_HEADER_BYTES, MAX_BODY),
-        ));
-        std::future::poll_fn(|cx| {
-            if evicted.as_mut().poll(cx).is_ready() {
-                return std::task::Poll::Ready(None);
-            }
-            read.as_mut().poll(cx).map(Result::ok)
-        })
-        .await
-    };
-    waiting.remove(id);
+        ),
+    )
+    .await;
     let pre = match head {
         // Silent or slow past the timeout, or closed for a newer connection.
-        None | Some(Err(HeadError::Closed)) => return,
-        Some(Err(HeadError::TooLarge(reply) | HeadError::BodyTooLarge(reply))) => {
+        None | Some(Err(_)) | Some(Ok(Err(HeadError::Closed))) => {
+            waiting.remove(id);
+            return;
+        }
+        Some(Ok(Err(HeadError::TooLarge(reply) | HeadError::BodyTooLarge(reply)))) => {
+            waiting.remove(id);
             answer_and_close(&mut stream, &reply).await;
             return;
         }
-        Some(Ok(pre)) => pre,
+        Some(Ok(Ok(pre))) => pre,
     };
+    // Still waiting, now for its body: a slow body can be closed for a newer connection
+    // too, until the request is read whole.
+    let arrival = Arc::new(Arrival {
+        waiting: waiting.clone(),
+        id,
+        evict,
+    });
     let service = hyper::service::service_fn(move |req| {
-        let shared = shared.clone();
-        async move { Ok::<_, Infallible>(handle(req, &shared, client).await) }
+        let (shared, arrival) = (shared.clone(), arrival.clone());
+        async move { Ok::<_, Infallible>(handle(req, &shared, client, &arrival).await) }
     });
     let connection = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
@@ -250,7 +255,29 @@ async fn serve_connection(
         .keep_alive(false)
         .serve_connection(TokioIo::new(Rewind::new(pre, stream)), service);
     let _ = tokio::time::timeout(CONNECTION_LIFETIME, connection).await;
+    waiting.remove(id);
     drop(permit);
+}
+
+/// A connection whose request has not arrived whole yet: listed in [`Waiting`] until it
+/// has, and closed when told.
+struct Arrival {
+    waiting: Arc<Waiting>,
+    id: u64,
+    evict: Arc<tokio::sync::Notify>,
+}
+
+/// `f`'s output, or `None` when `evict` is notified first.
+async fn unless_evicted<F: Future>(evict: &tokio::sync::Notify, f: F) -> Option<F::Output> {
+    let mut evicted = std::pin::pin!(evict.notified());
+    let mut f = std::pin::pin!(f);
+    std::future::poll_fn(|cx| {
+        if evicted.as_mut().poll(cx).is_ready() {
+            return std::task::Poll::Ready(None);
+        }
+        f.as_mut().poll(cx).map(Some)
+    })
+    .await
 }
 
 fn header(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
@@ -262,8 +289,12 @@ async fn handle(
     req: Request<Incoming>,
     shared: &Shared,
     client: std::net::IpAddr,
+    arrival: &Arrival,
 ) -> Response<Full<Bytes>> {
-    match admit(req, shared, client).await {
+    let admitted = admit(req, shared, client, arrival).await;
+    // Read whole (or refused): from here on it is served, never closed for another.
+    arrival.waiting.remove(arrival.id);
+    match admitted {
         Ok(Admitted::Asset(reply)) | Err(reply) => respond(reply),
         Ok(Admitted::Api(job, rx)) => {
             let lane = if is_costly(&job.path) {
@@ -300,6 +331,7 @@ async fn admit(
     req: Request<Incoming>,
     shared: &Shared,
     client: std::net::IpAddr,
+    arrival: &Arrival,
 ) -> Result<Admitted, Reply> {
     let refuse = |e: ApiError| e.reply();
     let headers = req.headers();
@@ -335,7 +367,15 @@ async fn admit(
         return Err(too_long());
     }
     let body = Limited::new(req.into_body(), MAX_BODY);
-    let body = match tokio::time::timeout(shared.read_timeout, body.collect()).await {
+    let read = tokio::time::timeout(shared.read_timeout, body.collect());
+    let Some(read) = unless_evicted(&arrival.evict, read).await else {
+        return Err(ApiError {
+            status: 408,
+            message: "the body was too slow while the server was full".into(),
+        }
+        .reply());
+    };
+    let body = match read {
         Err(_) => {
             return Err(ApiError {
                 status: 408,

@@ -223,3 +223,39 @@ crate::cgtest!(serve_counts_engine_time_against_each_client, |dir| {
     assert_eq!(g["moves"].as_array().unwrap().len(), 1, "{g}");
     still_fine(&mut s);
 });
+
+crate::cgtest!(serve_is_not_starved_by_slow_bodies, |dir| {
+    fixture_db(&dir);
+    let mut s = serve(
+        &dir,
+        &["--max-connections", "16", "--read-timeout-ms", "60000"],
+    );
+    let addr = s.addr;
+    // Twenty requests whose header is whole and whose body never comes: every place.
+    let mut slow: Vec<TcpStream> = (0..20)
+        .map(|_| {
+            let mut c = TcpStream::connect(addr).unwrap();
+            write!(
+                c,
+                "POST /api/play HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n{{"
+            )
+            .unwrap();
+            c
+        })
+        .collect();
+    for round in 0..3 {
+        let t = Instant::now();
+        assert_eq!(get(addr, "/").status, 200);
+        ok_json(addr, "/api/info");
+        assert!(t.elapsed() < PROMPT, "round {round}: {:?}", t.elapsed());
+    }
+    // The oldest was answered 408 (or closed) to make room, long before its 60 s.
+    let mut first = slow.remove(0);
+    first.set_read_timeout(Some(PROMPT)).unwrap();
+    let mut buf = Vec::new();
+    let _ = first.read_to_end(&mut buf);
+    let text = String::from_utf8_lossy(&buf);
+    assert!(buf.is_empty() || text.starts_with("HTTP/1.1 408"), "{text}");
+    assert!(text.is_empty() || text.contains("too slow"), "{text}");
+    still_fine(&mut s);
+});
