@@ -133,10 +133,7 @@ pub fn condition_error(e: crate::Error) -> ApiError {
         .clone()
         .unwrap_or_else(|| rusqlite::ffi::code_to_str(failure.extended_code).to_owned());
     match failure.code {
-        ErrorCode::OutOfMemory => ApiError::bad(format!(
-            "the query needs more memory than the server allows ({} MiB); narrow the condition",
-            super::SQL_HEAP_LIMIT >> 20
-        )),
+        ErrorCode::OutOfMemory => too_much_memory(),
         ErrorCode::Unknown
         | ErrorCode::TypeMismatch
         | ErrorCode::ConstraintViolation
@@ -145,6 +142,14 @@ pub fn condition_error(e: crate::Error) -> ApiError {
         }
         _ => ApiError::from(e),
     }
+}
+
+/// A user's condition stopped for the memory it took (`400`).
+pub fn too_much_memory() -> ApiError {
+    ApiError::bad(format!(
+        "the query needs more memory than the server allows ({} MiB for all queries at once); narrow the condition",
+        super::sql::CONDITION_HEAP_LIMIT >> 20
+    ))
 }
 
 /// The result of a handler.

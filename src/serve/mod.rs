@@ -216,17 +216,21 @@ impl Worker {
         f: impl FnOnce(&Connection) -> crate::Result<T>,
     ) -> Result<T, ApiError> {
         let (conn, deadline) = self.db()?;
-        deadline
-            .run(limit, || {
-                with_bounded_storage(conn, || crate::db::filter::Sandbox::run(conn, || f(conn)))
-            })
-            .map_err(|e| {
-                let e = http::condition_error(e);
-                if e.message.contains("more memory") {
-                    give_back_freed_memory();
-                }
-                e
-            })
+        let result = deadline.run_within(limit, sql::CONDITION_HEAP_LIMIT, || {
+            with_bounded_storage(conn, || crate::db::filter::Sandbox::run(conn, || f(conn)))
+        });
+        let over_memory = deadline.over_memory();
+        result.map_err(|e| {
+            let e = if over_memory && crate::db::browse::is_interrupted(&e) {
+                http::too_much_memory()
+            } else {
+                http::condition_error(e)
+            };
+            if e.message.contains("more memory") {
+                give_back_freed_memory();
+            }
+            e
+        })
     }
 
     /// The connection if there is a database, else `None`.

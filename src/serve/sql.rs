@@ -11,6 +11,13 @@ use rusqlite::Connection;
 /// past it fails (`400`) and its memory is freed.
 pub const SQL_HEAP_LIMIT: i64 = 192 << 20;
 
+/// SQLite's heap past which a user's condition stops (bytes, checked every
+/// [`crate::db::browse::PROGRESS_STEPS`] steps): below [`SQL_HEAP_LIMIT`] by a reserve
+/// far above what a few steps of a few workers can allocate (records are at most 10,000
+/// bytes), so the server's own small queries — `/api/info`, a game's evaluator — never
+/// find the heap full.
+pub const CONDITION_HEAP_LIMIT: i64 = SQL_HEAP_LIMIT - (32 << 20);
+
 /// Runs `f` with `conn`'s temporary storage in memory — a sort, a `DISTINCT` or a
 /// materialized subquery never writes a temporary file — and SQLite's heap, process-wide,
 /// within [`SQL_HEAP_LIMIT`] (enforced once [`count_sqlite_memory`] has run); the default

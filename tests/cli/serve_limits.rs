@@ -48,6 +48,22 @@ crate::cgtest!(serve_bounds_the_memory_and_disk_of_a_condition, |dir| {
             assert!(rss < MEMORY_BOUND_MIB, "resident memory {rss} MiB");
         }
     }
+    // Four at once: each stops, and the server's own small queries still find memory.
+    let addr = s.addr;
+    let distinct = format!("(SELECT count(DISTINCT {pair}) FROM positions a, positions b) > 0");
+    let heavy: Vec<_> = (0..4)
+        .map(|_| {
+            let path = format!("/api/db/heatmap?where={}", enc(&distinct));
+            std::thread::spawn(move || (0..3).map(|_| get(addr, &path).status).collect::<Vec<_>>())
+        })
+        .collect();
+    while !heavy.iter().all(|h| h.is_finished()) {
+        let r = get(addr, "/api/info");
+        assert_eq!(r.status, 200, "{}", r.text());
+    }
+    for h in heavy {
+        assert!(h.join().unwrap().iter().all(|&st| st == 400 || st == 503));
+    }
     // No temporary file was left, nor is one open.
     assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
     let fds = std::fs::read_dir(format!("/proc/{}/fd", s.pid())).unwrap();
