@@ -1,20 +1,29 @@
 #!/usr/bin/env python3
 """A bounded adversarial run against `chessgraph serve`, on loopback only.
 
-Starts `BIN --db DB serve --addr 127.0.0.1:0` and, for --seconds, at the same time:
+Starts `BIN --db DB serve --addr 127.0.0.1:0` (its temporary directory a fresh one) and,
+for --seconds, at the same time attacks past every cap the server claims:
 
-- slowloris: --slow connections that send a header a byte every 2 s and never finish
-  (reopened when the server closes them), and as many that send nothing;
-- oversize: headers of 64 KiB, `Content-Length: 99999999999999`, a 1 MiB body;
-- 500 API requests, 8 at a time: searches, stats, positions and a costly SQL condition
-  (a three-way join of all positions) every fourth request, and a `printf` one;
-- 50 games with capped players (engine:hash=64, minimax:depth=8, mcts:iterations=200000,
-  200 ms a move) and a move in each;
+- connections: --slow connections that send a header a byte every 2 s and never finish,
+  and --silent ones that send nothing (300: more than the 256 the server holds), each
+  reopened as soon as the server closes it;
+- oversize: headers of 64 KiB, `Content-Length: 99999999999999` and 2^64 - 1, a 1 MiB
+  body;
+- 500 API requests, 8 at a time: searches, stats, positions; every fourth a costly SQL
+  condition, in turn a three-way join of all positions (time limit) and conditions that
+  sort or deduplicate a cross join (temporary storage); a `printf` one;
+- a burst of --burst (2,000) costly requests from 64 threads at once;
+- nine games of 30 s a move against the engine (more engine time than a client may have),
+  then 50 games with capped players (engine:hash=64, minimax:depth=8,
+  mcts:iterations=200000, random, greedy; 200 ms a move) and a move in each;
 
-while a monitor fetches `GET /` every 250 ms. Prints the latency of `GET /` (median, p95,
-max, and how many took over 1 s or failed), the statuses of the API requests, the
-server's peak resident memory, whether it stayed up, and whether the database's bytes
-changed. Exit status 1 if the page ever took 1 s or more, or the server died.
+while monitors fetch `GET /` and `GET /api/info` every 250 ms each and sample the
+server's resident memory and the bytes of the files it holds open besides the database
+(its temporary files). Prints the latency of `GET /` and `/api/info` (median, p95, max,
+how many took 1 s or more or failed), the statuses of each attack, the peak resident
+memory and temporary disk, whether the server stayed up, and the database's sha256 before
+and after. Exit status 1 if the page or `/api/info` ever took 1 s or more or failed, the
+server died, or the database changed.
 
 Usage: scripts/check/serve-abuse.py [--bin target/release/chessgraph] [--db DB] [--seconds 60]
 Without --db, the shared 200k sample is imported and analyzed into
@@ -23,6 +32,7 @@ target/serve-abuse.db first (about 10 s with a release build).
 
 import argparse
 import hashlib
+import tempfile
 import json
 import os
 import random
@@ -71,6 +81,38 @@ def request(addr, method, path, body=None, headers=None, timeout=30):
         s.close()
 
 
+def temp_bytes(pid, db):
+    """Bytes of the regular files `pid` holds open, the database (and its -wal, -shm)
+    aside: its temporary files, deleted or not."""
+    total = 0
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return 0
+    for fd in fds:
+        path = f"/proc/{pid}/fd/{fd}"
+        try:
+            target = os.readlink(path)
+            if not target.startswith("/") or target.startswith(os.path.realpath(db)):
+                continue
+            st = os.stat(path)
+            if (st.st_mode & 0o170000) == 0o100000:
+                total += st.st_size
+        except OSError:
+            pass
+    return total
+
+
+def latency_line(name, samples):
+    ok = sorted(t for t in samples if t is not None)
+    bad = sum(1 for t in samples if t is None or t >= 1.0)
+    if not ok:
+        return f"{name}: {len(samples)} fetches, none answered", bad
+    p95 = ok[min(len(ok) - 1, int(0.95 * len(ok)))]
+    return (f"{name}: {len(samples)} fetches, median {statistics.median(ok) * 1000:.1f} ms, "
+            f"p95 {p95 * 1000:.1f} ms, max {ok[-1] * 1000:.1f} ms; {bad} took 1 s or more or failed"), bad
+
+
 def rss_mib(pid):
     try:
         with open(f"/proc/{pid}/status") as f:
@@ -83,12 +125,17 @@ def rss_mib(pid):
 
 
 class Run:
-    def __init__(self, addr, pid, seconds):
-        self.addr, self.pid = addr, pid
+    def __init__(self, addr, pid, seconds, db):
+        self.addr, self.pid, self.db = addr, pid, db
         self.end = time.monotonic() + seconds
         self.stop = threading.Event()
         self.lock = threading.Lock()
         self.page = []  # (seconds or None)
+        self.info = []  # GET /api/info: seconds, or None when not 200
+        self.info_status = {}
+        self.burst = {}  # status -> count
+        self.long_games = []  # statuses of the nine 30 s games, then of a random game
+        self.peak_temp = 0
         self.api = {}  # status -> count
         self.costly = []  # seconds of the costly condition
         self.oversize = {}  # kind -> statuses
@@ -99,37 +146,51 @@ class Run:
         with self.lock:
             table[key] = table.get(key, 0) + 1
 
-    def monitor(self):
+    def monitor(self, path="/"):
         while not self.stop.is_set():
             t = time.monotonic()
             try:
-                status, _ = request(self.addr, "GET", "/", timeout=10)
+                status, _ = request(self.addr, "GET", path, timeout=30)
                 took = time.monotonic() - t if status == 200 else None
             except OSError:
-                took = None
+                status, took = 0, None
             with self.lock:
-                self.page.append(took)
-                self.peak_rss = max(self.peak_rss, rss_mib(self.pid))
+                (self.page if path == "/" else self.info).append(took)
+                if path != "/":
+                    self.info_status[status] = self.info_status.get(status, 0) + 1
             time.sleep(0.25)
 
-    def slowloris(self, n):
+    def sampler(self):
+        while not self.stop.is_set():
+            rss, temp = rss_mib(self.pid), temp_bytes(self.pid, self.db)
+            with self.lock:
+                self.peak_rss = max(self.peak_rss, rss)
+                self.peak_temp = max(self.peak_temp, temp)
+            time.sleep(0.05)
+
+    def slowloris(self, n, silent):
         socks = []
         while not self.stop.is_set():
-            while len(socks) < n:
+            slow = sum(1 for e in socks if e[1])
+            while len(socks) < n + silent:
                 try:
                     s = socket.create_connection(self.addr, timeout=5)
-                    s.setblocking(False)
-                    socks.append([s, b"GET /api/info HTTP/1.1\r\nHost: x\r\nX-a: ", 0])
-                    socks.append([socket.create_connection(self.addr, timeout=5), b"", 0])
+                    if slow < n:
+                        socks.append([s, b"GET /api/info HTTP/1.1\r\nHost: x\r\nX-a: ", 0, 0.0])
+                        slow += 1
+                    else:
+                        socks.append([s, b"", 0, 0.0])
                 except OSError:
                     break
             alive = []
+            now = time.monotonic()
             for entry in socks:
-                s, text, i = entry
+                s, text, i, due = entry
                 try:
-                    if text:
+                    if text and now >= due:
                         s.send(text[i % len(text):i % len(text) + 1])
                         entry[2] += 1
+                        entry[3] = now + 2
                     # A closed connection reads as b"" (or an answer); reopen it.
                     s.setblocking(False)
                     try:
@@ -142,8 +203,9 @@ class Run:
                 except OSError:
                     s.close()
             socks = alive
-            self.stop.wait(2)
-        for s, _, _ in socks:
+            # Closed ones are reopened within 0.2 s; the slow ones send a byte every 2 s.
+            self.stop.wait(0.2)
+        for s, _, _, _ in socks:
             s.close()
 
     def oversize_run(self):
@@ -153,6 +215,10 @@ class Run:
             "Content-Length 99999999999999": (
                 f"POST /api/play HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
                 f"Content-Length: 99999999999999\r\n\r\n{{}}"
+            ).encode(),
+            "Content-Length 2^64-1": (
+                f"POST /api/play HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+                f"Content-Length: 18446744073709551615\r\n\r\n{{}}"
             ).encode(),
             "1 MiB body": (
                 f"POST /api/play HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
@@ -178,7 +244,9 @@ class Run:
             self.stop.wait(1)
 
     def api_requests(self, total=500, parallel=8):
-        costly = "(SELECT count(*) FROM positions a, positions b, positions c) > 0"
+        costly = [
+            "/api/db/positions?where=" + urllib.parse.quote(c) for c in COSTLY_TIME
+        ] + ["/api/db/heatmap?where=" + urllib.parse.quote(c) for c in COSTLY_TEMP]
         printf = "length(printf('%.*c', 20000000 + p.id, 'x')) > 0"
         paths = [
             "/api/db/positions?where=" + urllib.parse.quote("phase > 20 AND eval_cp > 100"),
@@ -197,7 +265,7 @@ class Run:
                     next_i[0] += 1
                 if i >= total:
                     return
-                path = ("/api/db/positions?where=" + urllib.parse.quote(costly)) if i % 4 == 0 else paths[i % len(paths)]
+                path = costly[(i // 4) % len(costly)] if i % 4 == 0 else paths[i % len(paths)]
                 t = time.monotonic()
                 try:
                     status, _ = request(self.addr, "GET", path, timeout=60)
@@ -213,6 +281,46 @@ class Run:
             t.start()
         for t in threads:
             t.join()
+
+    def burst_run(self, total, parallel=64):
+        """`total` costly requests from `parallel` threads at once."""
+        paths = ["/api/db/positions?where=" + urllib.parse.quote(c) for c in COSTLY_TIME + COSTLY_TEMP]
+        paths += ["/api/db/heatmap", "/api/db/stats", "/api/db/report"]
+        left = [total]
+
+        def worker():
+            while not self.stop.is_set():
+                with self.lock:
+                    if left[0] == 0:
+                        return
+                    left[0] -= 1
+                    i = left[0]
+                try:
+                    status, _ = request(self.addr, "GET", paths[i % len(paths)], timeout=60)
+                except OSError:
+                    status = 0
+                self.count(self.burst, status)
+
+        threads = [threading.Thread(target=worker, daemon=True) for _ in range(parallel)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+    def long_games_run(self):
+        """Nine games of 30 s a move (the engine's queue holds eight), then a random one."""
+        body = {"player": "engine", "movetime_ms": 30000, "color": "black"}
+        for _ in range(9):
+            try:
+                status, _ = request(self.addr, "POST", "/api/play", body)
+            except OSError:
+                status = 0
+            self.long_games.append(status)
+        try:
+            status, _ = request(self.addr, "POST", "/api/play", {"player": "random", "color": "black"})
+        except OSError:
+            status = 0
+        self.long_games.append(f"random {status}")
 
     def games_run(self, n=50):
         players = ["engine:hash=64", "minimax:depth=8", "mcts:iterations=200000", "random", "greedy"]
@@ -233,12 +341,25 @@ class Run:
             time.sleep(0.1)
 
 
+# Conditions that run into their time limit.
+COSTLY_TIME = ["(SELECT count(*) FROM positions a, positions b, positions c) > 0"]
+# Conditions that sort or deduplicate a cross join: gigabytes of temporary storage.
+_PAIR = "a.fen||b.fen||a.fen||b.fen||a.fen||b.fen"
+COSTLY_TEMP = [
+    f"(SELECT max(x) FROM (SELECT {_PAIR} AS x FROM positions a, positions b ORDER BY x DESC)) IS NOT NULL",
+    f"(SELECT count(DISTINCT {_PAIR}) FROM positions a, positions b) > 0",
+    f"(SELECT x FROM (SELECT {_PAIR} AS x FROM positions a, positions b ORDER BY x LIMIT 1 OFFSET 5000000)) IS NOT NULL",
+]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "target/release/chessgraph"))
     ap.add_argument("--db")
     ap.add_argument("--seconds", type=float, default=60)
-    ap.add_argument("--slow", type=int, default=100, help="slowloris connections (and as many silent ones)")
+    ap.add_argument("--slow", type=int, default=100, help="slowloris connections")
+    ap.add_argument("--silent", type=int, default=300, help="connections that send nothing")
+    ap.add_argument("--burst", type=int, default=2000, help="costly requests sent at once")
     args = ap.parse_args()
 
     db = args.db or os.path.join(ROOT, "target/serve-abuse.db")
@@ -248,11 +369,14 @@ def main():
         subprocess.run([args.bin, "--db", db, "analyze"], check=True, stdout=subprocess.DEVNULL)
     before = sha(db)
 
+    tmp = tempfile.mkdtemp(prefix="serve-abuse-")
+    env = dict(os.environ, TMPDIR=tmp, SQLITE_TMPDIR=tmp)
     server = subprocess.Popen(
         [args.bin, "--db", db, "serve", "--addr", "127.0.0.1:0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
+        env=env,
     )
     line = server.stdout.readline()
     hostport = line.strip().rsplit("http://", 1)[-1].strip("/")
@@ -265,14 +389,20 @@ def main():
         t = time.monotonic()
         status, _ = request((host, int(port)), "GET", costly, timeout=60)
         alone.append((status, time.monotonic() - t))
-    run = Run((host, int(port)), server.pid, args.seconds)
+    run = Run((host, int(port)), server.pid, args.seconds, db)
     started = time.monotonic()
     threads = [
         threading.Thread(target=run.monitor),
-        threading.Thread(target=run.slowloris, args=(args.slow,)),
+        threading.Thread(target=run.monitor, args=("/api/info",)),
+        threading.Thread(target=run.sampler),
+        threading.Thread(target=run.slowloris, args=(args.slow, args.silent)),
         threading.Thread(target=run.oversize_run),
     ]
-    loads = [threading.Thread(target=run.api_requests), threading.Thread(target=run.games_run)]
+    loads = [
+        threading.Thread(target=run.api_requests),
+        threading.Thread(target=run.burst_run, args=(args.burst,)),
+        threading.Thread(target=lambda: (run.long_games_run(), run.games_run())),
+    ]
     for t in threads + loads:
         t.daemon = True
         t.start()
@@ -286,28 +416,29 @@ def main():
     server.wait()
     after = sha(db)
 
-    page = run.page
-    ok = sorted(t for t in page if t is not None)
-    slow = sum(1 for t in page if t is None or t >= 1.0)
+    page_line, page_bad = latency_line("GET /", run.page)
+    info_line, info_bad = latency_line("GET /api/info", run.info)
     print(f"binary: {args.bin}")
     print(f"database: {os.path.basename(db)}; run {time.monotonic() - started:.0f} s; "
-          f"{args.slow} slowloris + {args.slow} silent connections")
-    if ok:
-        p95 = ok[min(len(ok) - 1, int(0.95 * len(ok)))]
-        print(f"GET /: {len(page)} fetches, median {statistics.median(ok) * 1000:.1f} ms, "
-              f"p95 {p95 * 1000:.1f} ms, max {ok[-1] * 1000:.1f} ms; {slow} took 1 s or more or failed")
-    else:
-        print(f"GET /: {len(page)} fetches, none answered")
+          f"{args.slow} slowloris + {args.silent} silent connections, reopened as closed")
+    print(page_line)
+    print(info_line + f"; statuses {dict(sorted(run.info_status.items()))}")
     print(f"API requests: {dict(sorted(run.api.items(), key=str))}")
+    print(f"burst of {args.burst}: {dict(sorted(run.burst.items(), key=str))}")
     print("costly condition alone (2 s limit): " + ", ".join(f"{st} in {t:.3f} s" for st, t in alone))
     if run.costly:
-        print(f"costly condition under load, with waiting for a worker: median {statistics.median(run.costly):.2f} s, "
+        print(f"costly conditions under load, with waiting for a worker: median {statistics.median(run.costly):.2f} s, "
               f"max {max(run.costly):.2f} s over {len(run.costly)}")
     print(f"oversize: {json.dumps(run.oversize)}")
+    print(f"nine 30 s games, then a random one: {run.long_games}")
     print(f"games: {dict(sorted(run.games.items(), key=str))}")
-    print(f"peak resident memory: {run.peak_rss} MiB; server {'stayed up' if alive else 'DIED'}; "
-          f"database {'unchanged' if before == after else 'CHANGED'}")
-    sys.exit(0 if alive and slow == 0 and before == after else 1)
+    print(f"peak resident memory: {run.peak_rss} MiB; peak temporary disk: {run.peak_temp / 2**20:.1f} MiB; "
+          f"server {'stayed up' if alive else 'DIED'}")
+    print(f"database sha256 before {before}\n                after  {after} "
+          f"({'unchanged' if before == after else 'CHANGED'})")
+    left = os.listdir(tmp)
+    print(f"temporary directory: {len(left)} files left")
+    sys.exit(0 if alive and page_bad == 0 and info_bad == 0 and before == after else 1)
 
 
 if __name__ == "__main__":

@@ -45,6 +45,10 @@ pub struct Args {
     /// Longest time per move a game may ask for, in milliseconds.
     #[arg(long, default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     max_movetime_ms: u64,
+    /// Engine time one client (IP address) may have queued or running at once, over all
+    /// its games, in milliseconds.
+    #[arg(long, default_value_t = 60_000, value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
+    client_budget_ms: u64,
     /// Largest engine hash table a game may ask for (engine:hash=N), in MiB.
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=16_384))]
     max_hash: u64,
@@ -67,6 +71,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             queue: args.queue as usize,
             max_games: args.max_games as usize,
             max_movetime: Duration::from_millis(args.max_movetime_ms),
+            client_budget: Duration::from_millis(args.client_budget_ms),
         },
         caps: WebCaps {
             max_hash_mib: args.max_hash as usize,

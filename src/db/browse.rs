@@ -6,7 +6,7 @@
 //! the statement once its time is up, so no query can hold a connection for long.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OptionalExtension, params};
@@ -28,6 +28,10 @@ pub struct Deadline {
     origin: Instant,
     /// Nanoseconds since `origin` after which statements stop; `u64::MAX`: none.
     at: Arc<AtomicU64>,
+    /// SQLite's heap (bytes, all connections) past which statements stop; 0: none.
+    memory: Arc<AtomicI64>,
+    /// Whether the last statement stopped for `memory`.
+    over_memory: Arc<AtomicBool>,
 }
 
 impl Deadline {
@@ -37,16 +41,54 @@ impl Deadline {
         let deadline = Deadline {
             origin: Instant::now(),
             at: Arc::new(AtomicU64::new(u64::MAX)),
+            memory: Arc::new(AtomicI64::new(0)),
+            over_memory: Arc::new(AtomicBool::new(false)),
         };
         let (origin, at) = (deadline.origin, deadline.at.clone());
+        let (memory, over) = (deadline.memory.clone(), deadline.over_memory.clone());
         conn.progress_handler(
             PROGRESS_STEPS,
             Some(move || {
                 let at = at.load(Ordering::Relaxed);
-                at != u64::MAX && origin.elapsed().as_nanos() as u64 >= at
+                if at == u64::MAX {
+                    return false;
+                }
+                if origin.elapsed().as_nanos() as u64 >= at {
+                    return true;
+                }
+                let cap = memory.load(Ordering::Relaxed);
+                // SAFETY: sqlite3_memory_used takes no argument and only reads SQLite's
+                // counters (0 when its memory accounting is off).
+                if cap > 0 && unsafe { rusqlite::ffi::sqlite3_memory_used() } > cap {
+                    over.store(true, Ordering::Relaxed);
+                    return true;
+                }
+                false
             }),
         );
         deadline
+    }
+
+    /// Like [`Deadline::run`], and statements also stop once SQLite's heap, all
+    /// connections of the process together, is over `memory` bytes (checked with the
+    /// clock; SQLite's memory accounting must be on); [`Deadline::over_memory`] then says
+    /// so.
+    pub fn run_within<T>(
+        &self,
+        limit: Duration,
+        memory: i64,
+        f: impl FnOnce() -> Result<T>,
+    ) -> Result<T> {
+        self.over_memory.store(false, Ordering::Relaxed);
+        self.memory.store(memory.max(0), Ordering::Relaxed);
+        let result = self.run(limit, f);
+        self.memory.store(0, Ordering::Relaxed);
+        result
+    }
+
+    /// Whether the last statement under [`Deadline::run_within`] stopped for memory.
+    pub fn over_memory(&self) -> bool {
+        self.over_memory.load(Ordering::Relaxed)
     }
 
     /// Runs `f` with statements limited to `limit` from now. A statement past it fails
@@ -468,6 +510,7 @@ mod tests {
             })
             .unwrap_err();
         assert!(is_interrupted(&err), "{err:?}");
+        assert!(!deadline.over_memory());
         // Outside `run` a statement is not interrupted.
         let n: i64 = conn
             .query_row("SELECT count(*) FROM positions", [], |r| r.get(0))

@@ -95,7 +95,14 @@ pub const ENDPOINTS: &[(&str, &str, &str)] = &[
 const DEFAULT_EVALUATORS: usize = 8;
 
 /// Routes `/api` + `path`.
-pub fn route(w: &mut Worker, method: &str, path: &str, q: &Query, body: &[u8]) -> ApiResult {
+pub fn route(
+    w: &mut Worker,
+    method: &str,
+    path: &str,
+    q: &Query,
+    body: &[u8],
+    client: std::net::IpAddr,
+) -> ApiResult {
     let parts: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     let get = method == "GET" || method == "HEAD";
     match (parts.as_slice(), get) {
@@ -145,7 +152,13 @@ pub fn route(w: &mut Worker, method: &str, path: &str, q: &Query, body: &[u8]) -
                 &json!({ "game": game, "positions": positions }),
             ))
         }
-        (["db", "stats"], true) => Ok(Reply::json(&crate::db::stats::gather(w.db()?.0)?)),
+        (["db", "stats"], true) => {
+            let mut stats = crate::db::stats::gather(w.db()?.0)?;
+            for source in &mut stats.sources {
+                source.path = file_name(&source.path);
+            }
+            Ok(Reply::json(&stats))
+        }
         (["db", "report"], true) => report(w),
         (["db", "heatmap"], true) => heatmap(w, q),
         (["db", "fits"], true) => Ok(Reply::json(&browse::fits(w.db()?.0)?)),
@@ -162,12 +175,15 @@ pub fn route(w: &mut Worker, method: &str, path: &str, q: &Query, body: &[u8]) -
         (["db", "import-errors"], true) => {
             let offset = q.number("offset", 0usize, 0, usize::MAX >> 1)?;
             let limit = q.number("limit", 100usize, 1, w.app.options.max_rows)?;
-            let (rows, total) = browse::import_errors(w.db()?.0, offset, limit)?;
+            let (mut rows, total) = browse::import_errors(w.db()?.0, offset, limit)?;
+            for row in &mut rows {
+                row.source = file_name(&row.source);
+            }
             Ok(Reply::json(
                 &json!({ "total": total, "offset": offset, "rows": rows }),
             ))
         }
-        (["play"], false) if method == "POST" => new_game(w, body),
+        (["play"], false) if method == "POST" => new_game(w, body, client),
         (["play", id], true) => Ok(Reply::json(&w.app.play.get(number(id)? as u64)?)),
         (["play", id], false) if method == "DELETE" => {
             Ok(Reply::json(&w.app.play.remove(number(id)? as u64)?))
@@ -224,6 +240,16 @@ fn json_body(body: &[u8]) -> Result<Value, ApiError> {
         return Err(ApiError::bad("the body must be a JSON object"));
     }
     Ok(v)
+}
+
+/// The last component of a stored file path: answers never show where files are on the
+/// machine (a path with no file name, such as `/`, shows as empty).
+pub fn file_name(path: &str) -> String {
+    let last = path.rsplit(['/', '\\']).next().unwrap_or("");
+    if last == ".." || last == "." {
+        return String::new();
+    }
+    last.to_owned()
 }
 
 fn info(w: &mut Worker) -> ApiResult {
@@ -299,10 +325,7 @@ fn stored_position(w: &mut Worker, id: i64, q: &Query) -> ApiResult {
         let conn = w.db()?.0;
         let mut row = browse::position(conn, id)?
             .ok_or_else(|| ApiError::not_found(format!("no position {id}")))?;
-        // The file name only: the page never shows where files are on the machine.
-        if let Some(name) = std::path::Path::new(&row.source).file_name() {
-            row.source = name.to_string_lossy().into_owned();
-        }
+        row.source = file_name(&row.source);
         (
             row,
             browse::features(conn, id)?,
@@ -399,7 +422,7 @@ fn heatmap(w: &mut Worker, q: &Query) -> ApiResult {
     })))
 }
 
-fn new_game(w: &mut Worker, body: &[u8]) -> ApiResult {
+fn new_game(w: &mut Worker, body: &[u8], client: std::net::IpAddr) -> ApiResult {
     let b = json_body(body)?;
     let text = |key: &str| -> Result<Option<String>, ApiError> {
         match &b[key] {
@@ -431,6 +454,7 @@ fn new_game(w: &mut Worker, body: &[u8]) -> ApiResult {
         evaluator: text("evaluator")?.unwrap_or_else(|| o.evaluator.clone()),
         movetime: Duration::from_millis(movetime),
         human,
+        client,
     };
     let state = w.app.play.create(game)?;
     Ok(Reply::json_status(201, &state))
@@ -439,6 +463,17 @@ fn new_game(w: &mut Worker, body: &[u8]) -> ApiResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn answers_name_files_without_their_directory() {
+        assert_eq!(
+            file_name("/home/a/data/positions.csv.zst"),
+            "positions.csv.zst"
+        );
+        assert_eq!(file_name("C:\\data\\x.pgn"), "x.pgn");
+        assert_eq!(file_name("plain.csv"), "plain.csv");
+        assert_eq!(file_name("/a/.."), "");
+    }
 
     #[test]
     fn documented_routes_match_their_paths() {

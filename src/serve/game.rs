@@ -48,6 +48,8 @@ pub(super) struct Game {
     pub(super) thought: Option<Thought>,
     pub(super) error: Option<String>,
     pub(super) touched: Instant,
+    /// Who started the game: its engine time counts against this client's budget.
+    pub(super) client: std::net::IpAddr,
 }
 
 impl Game {

@@ -77,23 +77,29 @@ impl Guard {
         }
     }
 
-    /// Whether an API request comes from this server's own page (or from no page).
+    /// Whether an API request comes from this server's own page (or from no page):
+    /// every `Origin` and every `Sec-Fetch-Site` header is checked, raw, and one that is
+    /// not text counts as foreign, never as absent.
     pub fn same_origin(
         &self,
         host: Option<&str>,
-        origin: Option<&str>,
-        fetch_site: Option<&str>,
+        origins: &[&[u8]],
+        fetch_sites: &[&[u8]],
     ) -> Result<(), ApiError> {
-        if let Some(site) = fetch_site
-            && !matches!(site.trim(), "same-origin" | "none")
-        {
-            return Err(forbidden(format!(
-                "a {} request (Sec-Fetch-Site): the API answers this server's own page only",
-                site.trim()
-            )));
+        for site in fetch_sites {
+            let site = std::str::from_utf8(site)
+                .map_err(|_| forbidden("a Sec-Fetch-Site header that is not text"))?
+                .trim();
+            if !matches!(site, "same-origin" | "none") {
+                return Err(forbidden(format!(
+                    "a {site} request (Sec-Fetch-Site): the API answers this server's own page only"
+                )));
+            }
         }
-        if let Some(origin) = origin {
-            let own = host.map(|h| format!("http://{}", h.trim().to_ascii_lowercase()));
+        let own = host.map(|h| format!("http://{}", h.trim().to_ascii_lowercase()));
+        for origin in origins {
+            let origin = std::str::from_utf8(origin)
+                .map_err(|_| forbidden("an Origin header that is not text"))?;
             if own.as_deref() != Some(origin.trim().to_ascii_lowercase().as_str()) {
                 return Err(forbidden(format!(
                     "Origin {origin:?}: the API answers this server's own page only"
@@ -170,23 +176,29 @@ mod tests {
     fn cross_site_requests_are_refused() {
         let g = guard("127.0.0.1:8080", "127.0.0.1", false);
         let host = Some("127.0.0.1:8080");
-        assert!(g.same_origin(host, None, None).is_ok());
-        assert!(
-            g.same_origin(host, Some("http://127.0.0.1:8080"), Some("same-origin"))
-                .is_ok()
-        );
-        assert!(g.same_origin(host, None, Some("none")).is_ok());
-        for (origin, site) in [
-            (Some("http://evil.example"), None),
-            (Some("null"), None),
-            (Some("http://127.0.0.1:8081"), None),
-            (None, Some("cross-site")),
-            (None, Some("same-site")),
-        ] {
+        let own: &[u8] = b"http://127.0.0.1:8080";
+        assert!(g.same_origin(host, &[], &[]).is_ok());
+        assert!(g.same_origin(host, &[own], &[b"same-origin"]).is_ok());
+        assert!(g.same_origin(host, &[own, own], &[b"none"]).is_ok());
+        type Headers<'a> = &'a [&'a [u8]];
+        let cases: [(Headers, Headers); 9] = [
+            (&[b"http://evil.example"], &[]),
+            (&[b"null"], &[]),
+            (&[b"http://127.0.0.1:8081"], &[]),
+            (&[], &[b"cross-site"]),
+            (&[], &[b"same-site"]),
+            // Not text: refused, not taken for absent.
+            (&[b"http://evil.example\xff"], &[]),
+            (&[], &[b"cross-site\xff"]),
+            // Every header counts, not the first.
+            (&[own, b"http://evil.example"], &[]),
+            (&[], &[b"same-origin", b"cross-site"]),
+        ];
+        for (origins, sites) in cases {
             assert_eq!(
-                g.same_origin(host, origin, site).unwrap_err().status,
+                g.same_origin(host, origins, sites).unwrap_err().status,
                 403,
-                "{origin:?} {site:?}"
+                "{origins:?} {sites:?}"
             );
         }
     }

@@ -85,12 +85,21 @@ impl ApiError {
 }
 
 /// Library errors: a user's invalid input is the client's mistake (400), a statement
-/// past its time limit too; anything else is the server's (500).
+/// past its time limit too; SQLite out of memory (the heap limit that all connections
+/// share) is a busy server (503); anything else is the server's (500).
 impl From<crate::Error> for ApiError {
     fn from(e: crate::Error) -> ApiError {
         if crate::db::browse::is_interrupted(&e) {
             return ApiError::bad(
                 "the query ran past its time limit; narrow the condition (e.g. add `AND phase > 20`)",
+            );
+        }
+        if let crate::Error::Sqlite(rusqlite::Error::SqliteFailure(f, _)) = &e
+            && f.code == rusqlite::ErrorCode::OutOfMemory
+        {
+            // The heap limit is shared: other requests' queries hold it for now.
+            return ApiError::busy(
+                "the server's memory for SQL is in use by other queries; try again in a moment",
             );
         }
         if crate::db::filter::is_too_big(&e) {
@@ -108,6 +117,39 @@ impl From<crate::Error> for ApiError {
             },
         }
     }
+}
+
+/// An error while a user's SQL condition was prepared or ran: besides what
+/// [`From<crate::Error>`] makes a `400`, SQLite failing on what the condition computes
+/// (an integer overflow, a `LIKE` pattern too complex, a type it cannot compare) or on
+/// the memory it needs past [`super::SQL_HEAP_LIMIT`] is the condition's fault, answered
+/// `400` in plain words; only the server's own failures (I/O, a corrupt file) stay `500`.
+pub fn condition_error(e: crate::Error) -> ApiError {
+    use rusqlite::ErrorCode;
+    let crate::Error::Sqlite(rusqlite::Error::SqliteFailure(failure, message)) = &e else {
+        return ApiError::from(e);
+    };
+    let why = message
+        .clone()
+        .unwrap_or_else(|| rusqlite::ffi::code_to_str(failure.extended_code).to_owned());
+    match failure.code {
+        ErrorCode::OutOfMemory => too_much_memory(),
+        ErrorCode::Unknown
+        | ErrorCode::TypeMismatch
+        | ErrorCode::ConstraintViolation
+        | ErrorCode::ParameterOutOfRange => {
+            ApiError::bad(format!("the condition cannot be evaluated: {why}"))
+        }
+        _ => ApiError::from(e),
+    }
+}
+
+/// A user's condition stopped for the memory it took (`400`).
+pub fn too_much_memory() -> ApiError {
+    ApiError::bad(format!(
+        "the query needs more memory than the server allows ({} MiB for all queries at once); narrow the condition",
+        super::sql::CONDITION_HEAP_LIMIT >> 20
+    ))
 }
 
 /// The result of a handler.
@@ -180,6 +222,35 @@ pub fn decode(s: &str) -> Result<String, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sqlite_failure(code: i32, message: &str) -> crate::Error {
+        crate::Error::Sqlite(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(code),
+            Some(message.into()),
+        ))
+    }
+
+    #[test]
+    fn sqlite_failures_are_answered_in_plain_words() {
+        let overflow = || sqlite_failure(rusqlite::ffi::SQLITE_ERROR, "integer overflow");
+        let nomem = || sqlite_failure(rusqlite::ffi::SQLITE_NOMEM, "out of memory");
+        let e = condition_error(overflow());
+        assert_eq!(e.status, 400);
+        assert_eq!(
+            e.message,
+            "the condition cannot be evaluated: integer overflow"
+        );
+        let e = condition_error(nomem());
+        assert_eq!(e.status, 400);
+        assert!(
+            e.message.contains("more memory than the server allows"),
+            "{e:?}"
+        );
+        // Outside a user's condition: memory taken by others is a busy server.
+        assert_eq!(ApiError::from(nomem()).status, 503);
+        let io = sqlite_failure(rusqlite::ffi::SQLITE_IOERR, "disk I/O error");
+        assert_eq!(condition_error(io).status, 500);
+    }
 
     #[test]
     fn query_strings_decode() {

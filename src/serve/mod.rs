@@ -13,7 +13,8 @@
 //! Safety, for a server left running on a machine with a browser:
 //!
 //! - no request can crash it, starve it or make it allocate what a header announces
-//!   ([`net`]: bounded connections, header and body timeouts, size limits);
+//!   ([`net`]: bounded connections, the oldest still sending its header closed for a new
+//!   one, header and body timeouts, size limits, quick requests in their own lane);
 //! - only this server's own page can use the API ([`guard`]: Host, Origin,
 //!   `Sec-Fetch-Site`, JSON for state changes), on loopback unless `--public`;
 //! - requests never name files: players and evaluators come by name, built-in or stored
@@ -22,15 +23,19 @@
 //! - users' SQL conditions are one expression, prepared under an authorizer, run with
 //!   SQLite's length limits lowered and a time limit checked every 100 steps
 //!   ([`crate::db::filter`], [`crate::db::browse::Deadline`]); every refusal is a 4xx
-//!   with `{"error": ...}`; the database is opened read-only.
+//!   with `{"error": ...}`; their temporary storage is in memory and SQLite's heap is
+//!   limited ([`sql`]); the database is opened read-only;
+//! - engine time queued or running is bounded per client ([`play`]).
 
 pub mod api;
 pub mod assets;
 mod game;
 pub mod guard;
+pub mod head;
 pub mod http;
 pub mod net;
 pub mod play;
+pub mod sql;
 
 use std::collections::HashMap;
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
@@ -45,9 +50,14 @@ use crate::db::browse::Deadline;
 use crate::eval::{BUILTIN_NAMES, Evaluator};
 use http::{ApiError, Query, Reply};
 use play::{Play, PlayOptions};
+pub use sql::SQL_HEAP_LIMIT;
+use sql::{count_sqlite_memory, give_back_freed_memory, with_bounded_storage};
 
 /// Largest request body accepted (bytes).
 pub const MAX_BODY: usize = 64 * 1024;
+
+/// Threads answering the quick API requests (games, `/api/info`; see [`net::Lanes`]).
+pub const QUICK_WORKERS: usize = 2;
 
 /// What `chessgraph serve` is asked for.
 #[derive(Debug, Clone)]
@@ -60,7 +70,8 @@ pub struct Options {
     pub public: bool,
     /// Default evaluator of new games (built-in or stored name).
     pub evaluator: String,
-    /// Threads answering requests (each with its own read-only connection).
+    /// Threads answering the database and evaluation requests (each with its own
+    /// read-only connection); games and `/api/info` have their own ([`QUICK_WORKERS`]).
     pub workers: usize,
     /// Time limit of a user's SQL condition.
     pub sql_timeout: Duration,
@@ -70,7 +81,8 @@ pub struct Options {
     pub max_connections: usize,
     /// Time a client has to send its header, and then its body.
     pub read_timeout: Duration,
-    /// API requests waiting for a worker at most (one more is answered 503).
+    /// Database and evaluation requests waiting for a worker at most (one more is
+    /// answered 503).
     pub queue: usize,
     /// The games store.
     pub play: PlayOptions,
@@ -184,8 +196,8 @@ impl Worker {
         if self.conn.is_none() {
             let path = self.app.db.as_ref().ok_or_else(|| {
                 ApiError::not_found(format!(
-                    "no database at {} (start the server with --db FILE)",
-                    self.app.options.db.display()
+                    "no database {} (start the server with --db FILE)",
+                    api::file_name(&self.app.options.db.to_string_lossy())
                 ))
             })?;
             let conn = crate::db::open_read_only(path)?;
@@ -204,7 +216,21 @@ impl Worker {
         f: impl FnOnce(&Connection) -> crate::Result<T>,
     ) -> Result<T, ApiError> {
         let (conn, deadline) = self.db()?;
-        Ok(deadline.run(limit, || crate::db::filter::Sandbox::run(conn, || f(conn)))?)
+        let result = deadline.run_within(limit, sql::CONDITION_HEAP_LIMIT, || {
+            with_bounded_storage(conn, || crate::db::filter::Sandbox::run(conn, || f(conn)))
+        });
+        let over_memory = deadline.over_memory();
+        result.map_err(|e| {
+            let e = if over_memory && crate::db::browse::is_interrupted(&e) {
+                http::too_much_memory()
+            } else {
+                http::condition_error(e)
+            };
+            if e.message.contains("more memory") {
+                give_back_freed_memory();
+            }
+            e
+        })
     }
 
     /// The connection if there is a database, else `None`.
@@ -397,6 +423,11 @@ fn resolve(addr: &str) -> Result<(String, SocketAddr), ServeError> {
 impl Server {
     /// Checks the options and the database and binds the address.
     pub fn bind(options: Options) -> Result<Server, ServeError> {
+        if !count_sqlite_memory() {
+            eprintln!(
+                "chessgraph serve: SQLite's memory accounting could not be turned on; SQL conditions run without a heap limit"
+            );
+        }
         let (host, wanted) = resolve(&options.addr)?;
         if !wanted.ip().is_loopback() && !options.public {
             return Err(ServeError::NotLoopback(wanted));
@@ -459,13 +490,19 @@ impl Server {
             read_timeout: o.read_timeout,
             queue: o.queue,
         };
-        let workers = (0..o.workers.max(1))
-            .map(|_| Worker {
-                app: self.app.clone(),
-                conn: None,
-            })
-            .collect();
-        net::run(self.listener, self.guard, workers, limits, answer)
+        let workers = |n: usize| -> Vec<Worker> {
+            (0..n)
+                .map(|_| Worker {
+                    app: self.app.clone(),
+                    conn: None,
+                })
+                .collect()
+        };
+        let lanes = net::Lanes {
+            costly: workers(o.workers.max(1)),
+            quick: workers(QUICK_WORKERS),
+        };
+        net::run(self.listener, self.guard, lanes, limits, answer)
     }
 }
 
@@ -475,7 +512,7 @@ fn answer(worker: &mut Worker, job: &net::Job) -> Reply {
     let reply = catch_unwind(AssertUnwindSafe(|| {
         let query = Query::parse(&job.query)?;
         let rest = job.path.strip_prefix("/api").unwrap_or(&job.path);
-        api::route(worker, &job.method, rest, &query, &job.body)
+        api::route(worker, &job.method, rest, &query, &job.body, job.client)
     }))
     .unwrap_or_else(|_| {
         Err(ApiError {

@@ -7,21 +7,27 @@
 //! a header), times out slow headers, bounds header size, and runs thousands of idle
 //! connections on two threads. The limits, all here:
 //!
-//! - **Connections**: at most `max_connections` at once (more wait in the kernel's
-//!   backlog); one request per connection (`Connection: close`), so none idles.
-//! - **Time**: a connection must send its first byte, then its whole header, each within
-//!   `read_timeout` (hyper's header timer), then its body within `read_timeout`
-//!   (`408`); the whole connection is closed after [`CONNECTION_LIFETIME`] whatever it does.
-//! - **Size**: headers over [`MAX_HEADER_BYTES`] get `431`; a body announced or found
-//!   over [`super::MAX_BODY`] gets `413`, read no further.
-//! - **Who** ([`super::guard`]): the Host, Origin and `Sec-Fetch-Site` checks, and JSON
-//!   for state changes, before the body is read.
-//! - **Work**: the page's files are answered here at once; API requests go to the
-//!   worker threads (each with its own database connection) through a queue of
-//!   `queue` places — a full queue is `503`, never a wait — so costly SQL never delays
-//!   the page itself.
+//! - **Connections**: at most `max_connections` at once, one request per connection
+//!   (`Connection: close`). The header is read here first ([`super::head`]); at the cap,
+//!   the connection that has waited longest for its request to arrive whole (header or
+//!   body) is closed to make room, so silent or slow connections never keep a new
+//!   request waiting.
+//! - **Time**: a connection must send its whole header within `read_timeout`, then its
+//!   body within `read_timeout` (`408`); the whole connection is closed after
+//!   [`CONNECTION_LIFETIME`] whatever it does.
+//! - **Size**: headers over [`MAX_HEADER_BYTES`] get `431`; a body announced (any
+//!   `Content-Length` over the limit, even past `u64`) or found over
+//!   [`super::MAX_BODY`] gets `413`, read no further; both with a JSON error.
+//! - **Who** ([`super::guard`]): the Host, every Origin and `Sec-Fetch-Site` header, and
+//!   JSON for state changes, before the body is read.
+//! - **Work**: the page's files are answered here at once; API requests go to worker
+//!   threads (each with its own database connection) in two [`Lanes`]: the database's and
+//!   evaluation's through a queue of `queue` places — a full queue is `503`, never a
+//!   wait — and the rest (info, games) through their own, so costly SQL never delays the
+//!   page, `/api/info` or a game.
 
 use std::convert::Infallible;
+use std::future::Future;
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -31,9 +37,10 @@ use hyper::body::{Bytes, Incoming};
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use tokio::sync::{Semaphore, oneshot};
+use tokio::sync::{Semaphore, TryAcquireError, oneshot};
 
 use super::guard::{Guard, json_content_type};
+use super::head::{HeadError, Rewind, Waiting, answer_and_close, read_head};
 use super::http::{ApiError, Reply};
 use super::{MAX_BODY, Worker, assets};
 
@@ -57,6 +64,23 @@ pub struct Limits {
     pub queue: usize,
 }
 
+/// The worker threads of the two lanes API requests go through: `costly` for what reads
+/// the database (`/api/db/...`) or evaluates (`/api/position`), through a queue of
+/// `queue` places; `quick` for the rest (`/api`, `/api/info`, games), through a queue
+/// as long as the connection cap, so that it is never full and a quick request never
+/// waits behind a costly one.
+pub struct Lanes {
+    /// Threads for the database and evaluation requests.
+    pub costly: Vec<Worker>,
+    /// Threads for the rest.
+    pub quick: Vec<Worker>,
+}
+
+/// Whether an API request goes to the costly lane (see [`Lanes`]).
+pub fn is_costly(path: &str) -> bool {
+    path.starts_with("/api/db/") || path == "/api/db" || path.starts_with("/api/position")
+}
+
 /// One API request for a worker thread.
 pub struct Job {
     /// Upper-case method.
@@ -67,12 +91,15 @@ pub struct Job {
     pub query: String,
     /// The body (at most [`MAX_BODY`] bytes).
     pub body: Bytes,
+    /// The client's IP address.
+    pub client: std::net::IpAddr,
     reply: oneshot::Sender<Reply>,
 }
 
 struct Shared {
     guard: Guard,
     jobs: SyncSender<Job>,
+    quick: SyncSender<Job>,
     read_timeout: Duration,
 }
 
@@ -80,21 +107,21 @@ struct Shared {
 pub fn run(
     listener: std::net::TcpListener,
     guard: Guard,
-    workers: Vec<Worker>,
+    lanes: Lanes,
     limits: Limits,
     answer: fn(&mut Worker, &Job) -> Reply,
 ) -> std::io::Result<()> {
-    let (jobs, rx) = sync_channel::<Job>(limits.queue.max(1));
-    let rx = Arc::new(Mutex::new(rx));
-    for (i, mut worker) in workers.into_iter().enumerate() {
-        let rx = rx.clone();
-        std::thread::Builder::new()
-            .name(format!("chessgraph-http-{i}"))
-            .spawn(move || work(&mut worker, &rx, answer))?;
-    }
+    let jobs = spawn_lane("chessgraph-http", lanes.costly, limits.queue, answer)?;
+    let quick = spawn_lane(
+        "chessgraph-quick",
+        lanes.quick,
+        limits.max_connections,
+        answer,
+    )?;
     let shared = Arc::new(Shared {
         guard,
         jobs,
+        quick,
         read_timeout: limits.read_timeout,
     });
     listener.set_nonblocking(true)?;
@@ -104,6 +131,24 @@ pub fn run(
         .enable_all()
         .build()?;
     runtime.block_on(accept_loop(listener, shared, limits.max_connections))
+}
+
+/// Starts `workers` on one queue of `queue` places; returns its sending side.
+fn spawn_lane(
+    name: &str,
+    workers: Vec<Worker>,
+    queue: usize,
+    answer: fn(&mut Worker, &Job) -> Reply,
+) -> std::io::Result<SyncSender<Job>> {
+    let (jobs, rx) = sync_channel::<Job>(queue.max(1));
+    let rx = Arc::new(Mutex::new(rx));
+    for (i, mut worker) in workers.into_iter().enumerate() {
+        let rx = rx.clone();
+        std::thread::Builder::new()
+            .name(format!("{name}-{i}"))
+            .spawn(move || work(&mut worker, &rx, answer))?;
+    }
+    Ok(jobs)
 }
 
 fn work(worker: &mut Worker, rx: &Mutex<Receiver<Job>>, answer: fn(&mut Worker, &Job) -> Reply) {
@@ -124,11 +169,9 @@ async fn accept_loop(
 ) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::from_std(listener)?;
     let slots = Arc::new(Semaphore::new(max_connections.max(1)));
+    let waiting = Arc::new(Waiting::default());
     loop {
-        let Ok(permit) = slots.clone().acquire_owned().await else {
-            return Ok(());
-        };
-        let (stream, _) = match listener.accept().await {
+        let (stream, peer) = match listener.accept().await {
             Ok(s) => s,
             Err(e) => {
                 // Out of file descriptors and the like: wait rather than spin.
@@ -137,31 +180,104 @@ async fn accept_loop(
                 continue;
             }
         };
-        let shared = shared.clone();
-        tokio::spawn(async move {
-            let read_timeout = shared.read_timeout;
-            // A connection that never sends a byte is closed like a slow header.
-            if tokio::time::timeout(read_timeout, stream.readable())
-                .await
-                .is_err()
-            {
-                drop(permit);
-                return;
+        let permit = match slots.clone().try_acquire_owned() {
+            Ok(permit) => permit,
+            Err(TryAcquireError::Closed) => return Ok(()),
+            Err(TryAcquireError::NoPermits) => {
+                // At the cap: the connection that has waited longest for its header makes
+                // room; when every connection is busy with a request, wait for one.
+                waiting.close_oldest();
+                let Ok(permit) = slots.clone().acquire_owned().await else {
+                    return Ok(());
+                };
+                permit
             }
-            let service = hyper::service::service_fn(move |req| {
-                let shared = shared.clone();
-                async move { Ok::<_, Infallible>(handle(req, &shared).await) }
-            });
-            let connection = hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(read_timeout)
-                .max_buf_size(MAX_HEADER_BYTES)
-                .keep_alive(false)
-                .serve_connection(TokioIo::new(stream), service);
-            let _ = tokio::time::timeout(CONNECTION_LIFETIME, connection).await;
-            drop(permit);
-        });
+        };
+        // Counted as waiting from now, before its task first runs: the next connection
+        // at the cap must find it.
+        let entry = waiting.add();
+        tokio::spawn(serve_connection(
+            stream,
+            peer.ip(),
+            shared.clone(),
+            (waiting.clone(), entry),
+            permit,
+        ));
     }
+}
+
+/// One connection: its header within the read timeout (or until a new connection needs
+/// its place), then hyper for the request.
+async fn serve_connection(
+    mut stream: tokio::net::TcpStream,
+    client: std::net::IpAddr,
+    shared: Arc<Shared>,
+    (waiting, (id, evict)): (Arc<Waiting>, (u64, Arc<tokio::sync::Notify>)),
+    permit: tokio::sync::OwnedSemaphorePermit,
+) {
+    let read_timeout = shared.read_timeout;
+    let head = unless_evicted(
+        &evict,
+        tokio::time::timeout(
+            read_timeout,
+            read_head(&mut stream, MAX_HEADER_BYTES, MAX_BODY),
+        ),
+    )
+    .await;
+    let pre = match head {
+        // Silent or slow past the timeout, or closed for a newer connection.
+        None | Some(Err(_)) | Some(Ok(Err(HeadError::Closed))) => {
+            waiting.remove(id);
+            return;
+        }
+        Some(Ok(Err(HeadError::TooLarge(reply) | HeadError::BodyTooLarge(reply)))) => {
+            waiting.remove(id);
+            answer_and_close(&mut stream, &reply).await;
+            return;
+        }
+        Some(Ok(Ok(pre))) => pre,
+    };
+    // Still waiting, now for its body: a slow body can be closed for a newer connection
+    // too, until the request is read whole.
+    let arrival = Arc::new(Arrival {
+        waiting: waiting.clone(),
+        id,
+        evict,
+    });
+    let service = hyper::service::service_fn(move |req| {
+        let (shared, arrival) = (shared.clone(), arrival.clone());
+        async move { Ok::<_, Infallible>(handle(req, &shared, client, &arrival).await) }
+    });
+    let connection = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(read_timeout)
+        .max_buf_size(MAX_HEADER_BYTES.max(8192) * 2)
+        .keep_alive(false)
+        .serve_connection(TokioIo::new(Rewind::new(pre, stream)), service);
+    let _ = tokio::time::timeout(CONNECTION_LIFETIME, connection).await;
+    waiting.remove(id);
+    drop(permit);
+}
+
+/// A connection whose request has not arrived whole yet: listed in [`Waiting`] until it
+/// has, and closed when told.
+struct Arrival {
+    waiting: Arc<Waiting>,
+    id: u64,
+    evict: Arc<tokio::sync::Notify>,
+}
+
+/// `f`'s output, or `None` when `evict` is notified first.
+async fn unless_evicted<F: Future>(evict: &tokio::sync::Notify, f: F) -> Option<F::Output> {
+    let mut evicted = std::pin::pin!(evict.notified());
+    let mut f = std::pin::pin!(f);
+    std::future::poll_fn(|cx| {
+        if evicted.as_mut().poll(cx).is_ready() {
+            return std::task::Poll::Ready(None);
+        }
+        f.as_mut().poll(cx).map(Some)
+    })
+    .await
 }
 
 fn header(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
@@ -169,11 +285,24 @@ fn header(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
 }
 
 /// Checks, reads and answers one request.
-async fn handle(req: Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>> {
-    match admit(req, shared).await {
+async fn handle(
+    req: Request<Incoming>,
+    shared: &Shared,
+    client: std::net::IpAddr,
+    arrival: &Arrival,
+) -> Response<Full<Bytes>> {
+    let admitted = admit(req, shared, client, arrival).await;
+    // Read whole (or refused): from here on it is served, never closed for another.
+    arrival.waiting.remove(arrival.id);
+    match admitted {
         Ok(Admitted::Asset(reply)) | Err(reply) => respond(reply),
         Ok(Admitted::Api(job, rx)) => {
-            let reply = match shared.jobs.try_send(job) {
+            let lane = if is_costly(&job.path) {
+                &shared.jobs
+            } else {
+                &shared.quick
+            };
+            let reply = match lane.try_send(job) {
                 Ok(()) => match tokio::time::timeout(ANSWER_TIMEOUT, rx).await {
                     Ok(Ok(reply)) => reply,
                     _ => ApiError::busy("no answer in time; try again").reply(),
@@ -198,7 +327,12 @@ enum Admitted {
 }
 
 /// The header checks, the page's files, then the body of an API request.
-async fn admit(req: Request<Incoming>, shared: &Shared) -> Result<Admitted, Reply> {
+async fn admit(
+    req: Request<Incoming>,
+    shared: &Shared,
+    client: std::net::IpAddr,
+    arrival: &Arrival,
+) -> Result<Admitted, Reply> {
     let refuse = |e: ApiError| e.reply();
     let headers = req.headers();
     // One Host, as HTTP/1.1 requires: with two, which one counts would be a guess.
@@ -215,28 +349,33 @@ async fn admit(req: Request<Incoming>, shared: &Shared) -> Result<Admitted, Repl
             asset(&method, &path).unwrap_or_else(refuse),
         ));
     }
+    let raw = |name: &str| -> Vec<&[u8]> {
+        headers
+            .get_all(name)
+            .iter()
+            .map(HeaderValue::as_bytes)
+            .collect()
+    };
     shared
         .guard
-        .same_origin(
-            host,
-            header(headers, header::ORIGIN),
-            headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()),
-        )
+        .same_origin(host, &raw("origin"), &raw("sec-fetch-site"))
         .map_err(refuse)?;
     json_content_type(&method, header(headers, header::CONTENT_TYPE)).map_err(refuse)?;
-    let too_long = || {
-        ApiError {
-            status: 413,
-            message: format!("the request body is over {MAX_BODY} bytes"),
-        }
-        .reply()
-    };
+    let too_long = || super::head::body_too_large(MAX_BODY);
     let announced = header(headers, header::CONTENT_LENGTH).map(|v| v.trim().parse::<u64>());
     if matches!(announced, Some(Ok(n)) if n > MAX_BODY as u64) {
         return Err(too_long());
     }
     let body = Limited::new(req.into_body(), MAX_BODY);
-    let body = match tokio::time::timeout(shared.read_timeout, body.collect()).await {
+    let read = tokio::time::timeout(shared.read_timeout, body.collect());
+    let Some(read) = unless_evicted(&arrival.evict, read).await else {
+        return Err(ApiError {
+            status: 408,
+            message: "the body was too slow while the server was full".into(),
+        }
+        .reply());
+    };
+    let body = match read {
         Err(_) => {
             return Err(ApiError {
                 status: 408,
@@ -258,6 +397,7 @@ async fn admit(req: Request<Incoming>, shared: &Shared) -> Result<Admitted, Repl
             path,
             query,
             body,
+            client,
             reply: tx,
         },
         rx,

@@ -4,6 +4,7 @@
 //! game has at most one search queued or running.
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -37,6 +38,9 @@ pub struct PlayOptions {
     pub max_games: usize,
     /// The longest time per move a game may ask for.
     pub max_movetime: Duration,
+    /// Engine time one client (an IP address) may have queued or running at once, over
+    /// all its games: past it, its next search is refused (503) while others play.
+    pub client_budget: Duration,
 }
 
 /// What a new game is asked for.
@@ -52,6 +56,8 @@ pub struct NewGame {
     pub movetime: Duration,
     /// The side the person plays.
     pub human: Color,
+    /// Who asks (the connection's IP address): engine time counts against its budget.
+    pub client: IpAddr,
 }
 
 struct Store {
@@ -78,6 +84,9 @@ struct Job {
 pub struct Play {
     store: Arc<Mutex<Store>>,
     jobs: Sender<Job>,
+    /// Moves of players that need no search ([`is_instant`]), on their own thread: they
+    /// never wait behind the engine's queue.
+    instant: Sender<Job>,
     players: Arc<dyn Players>,
     options: PlayOptions,
 }
@@ -95,16 +104,22 @@ impl Play {
             running: None,
             waiting: 0,
         }));
-        let (jobs, rx) = channel();
-        let thread_store = store.clone();
-        let thread_players = players.clone();
-        std::thread::Builder::new()
-            .name("chessgraph-engine".into())
-            .spawn(move || engine_thread(rx, thread_store, thread_players))
-            .expect("spawn the engine thread");
+        let spawn = |name: &str, searches: bool| {
+            let (jobs, rx) = channel();
+            let thread_store = store.clone();
+            let thread_players = players.clone();
+            std::thread::Builder::new()
+                .name(name.into())
+                .spawn(move || engine_thread(rx, thread_store, thread_players, searches))
+                .expect("spawn the engine thread");
+            jobs
+        };
+        let jobs = spawn("chessgraph-engine", true);
+        let instant = spawn("chessgraph-instant", false);
         Play {
             store,
             jobs,
+            instant,
             players,
             options,
         }
@@ -139,6 +154,7 @@ impl Play {
             thought: None,
             error: None,
             touched: Instant::now(),
+            client: new.client,
         };
         let mut store = lock(&self.store);
         if store.games.len() >= self.options.max_games {
@@ -259,6 +275,11 @@ impl Play {
     /// store); a full queue is an error and nothing is queued.
     fn engine_turn(&self, store: &mut Store, id: u64) -> Result<(), ApiError> {
         let full = store.waiting >= self.options.queue.max(1);
+        let (client, movetime, instant) = {
+            let game = game_mut(store, id)?;
+            (game.client, game.movetime, is_instant(&game.player))
+        };
+        let used = engine_time(store, client);
         let game = game_mut(store, id)?;
         let (pos, history) = game.replay();
         if pos.turn() == game.human || outcome(&pos, &history).is_some() {
@@ -272,14 +293,22 @@ impl Play {
             history,
             player: game.player.clone(),
             evaluator: game.evaluator.clone(),
-            movetime: game.movetime,
+            movetime,
         };
-        if full {
+        if !instant && used + movetime > self.options.client_budget {
+            return Err(ApiError::busy(format!(
+                "your games have {} ms of engine time queued or running, and each client may have {} ms: wait for a move, or end a game",
+                used.as_millis(),
+                self.options.client_budget.as_millis()
+            )));
+        }
+        if !instant && full {
             return Err(ApiError::busy(
                 "the engine's queue is full; try again in a moment",
             ));
         }
-        match self.jobs.send(job) {
+        let lane = if instant { &self.instant } else { &self.jobs };
+        match lane.send(job) {
             Ok(()) => {
                 game.status = Status::Queued;
                 game.thought = None;
@@ -292,6 +321,23 @@ impl Play {
             }),
         }
     }
+}
+
+/// Whether a player spec names a player that moves without a search (`random`): its
+/// moves take microseconds and go around the engine's queue and the clients' budgets.
+pub fn is_instant(spec: &str) -> bool {
+    spec.split(':').next().map(str::trim) == Some("random")
+}
+
+/// The engine time that `client`'s games have queued or running.
+fn engine_time(store: &Store, client: IpAddr) -> Duration {
+    store
+        .games
+        .values()
+        .filter(|g| g.client == client && !is_instant(&g.player))
+        .filter(|g| matches!(g.status, Status::Queued | Status::Thinking))
+        .map(|g| g.movetime)
+        .sum()
 }
 
 fn game_mut(store: &mut Store, id: u64) -> Result<&mut Game, ApiError> {
@@ -308,7 +354,14 @@ struct Cache {
 
 const CACHED_PLAYERS: usize = 4;
 
-fn engine_thread(rx: Receiver<Job>, store: Arc<Mutex<Store>>, players: Arc<dyn Players>) {
+/// Plays the jobs of `rx` in turn. `searches`: the engine's thread, whose running search
+/// take-back and ending a game stop; the instant players' thread is not.
+fn engine_thread(
+    rx: Receiver<Job>,
+    store: Arc<Mutex<Store>>,
+    players: Arc<dyn Players>,
+    searches: bool,
+) {
     let mut cache = Cache {
         players: Vec::new(),
     };
@@ -350,7 +403,9 @@ fn engine_thread(rx: Receiver<Job>, store: Arc<Mutex<Store>>, players: Arc<dyn P
             s.waiting = s.waiting.saturating_sub(1);
             let control = player.control();
             control.stop.store(false, Ordering::SeqCst);
-            s.running = Some((job.id, control));
+            if searches {
+                s.running = Some((job.id, control));
+            }
         }
         if last_game != job.id {
             player.new_game();
@@ -375,7 +430,9 @@ fn engine_thread(rx: Receiver<Job>, store: Arc<Mutex<Store>>, players: Arc<dyn P
             })
         }));
         let mut s = lock(&store);
-        s.running = None;
+        if searches {
+            s.running = None;
+        }
         let result = match outcome {
             Ok(r) => {
                 cache.players.push((key, player, job.id));
@@ -429,125 +486,5 @@ fn fail(store: &Mutex<Store>, job: &Job, message: String) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    struct TestPlayers;
-
-    impl Players for TestPlayers {
-        fn check(&self, spec: &str, evaluator: &str) -> Result<(), String> {
-            self.build(spec, evaluator).map(|_| ())
-        }
-
-        fn build(&self, spec: &str, evaluator: &str) -> Result<Box<dyn Player>, String> {
-            let spec = crate::players::Spec::parse(spec).map_err(|e| e.to_string())?;
-            let e = crate::eval::Evaluator::builtin(evaluator)
-                .ok_or_else(|| format!("unknown evaluator {evaluator}"))?;
-            let resolve = |s: &str| crate::eval::Evaluator::by_name_or_path(s);
-            crate::players::build(&spec, Arc::new(e), &resolve).map_err(|e| e.to_string())
-        }
-    }
-
-    fn play() -> Play {
-        Play::start(
-            PlayOptions {
-                queue: 2,
-                max_games: 3,
-                max_movetime: Duration::from_secs(5),
-            },
-            Arc::new(TestPlayers),
-        )
-    }
-
-    fn new_game(player: &str, human: Color, fen: Option<&str>) -> NewGame {
-        NewGame {
-            fen: fen.map(str::to_owned),
-            player: player.into(),
-            evaluator: "material".into(),
-            movetime: Duration::from_millis(20),
-            human,
-        }
-    }
-
-    fn wait_for_turn(p: &Play, id: u64) -> Value {
-        for _ in 0..2000 {
-            let s = p.get(id).unwrap();
-            if s["status"] != "queued" && s["status"] != "thinking" {
-                return s;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        panic!("the engine never moved");
-    }
-
-    #[test]
-    fn a_game_against_the_random_player() {
-        let p = play();
-        let s = p
-            .create(new_game("random:seed=3", Color::White, None))
-            .unwrap();
-        let id = s["id"].as_u64().unwrap();
-        assert_eq!(s["status"], "your-move");
-        assert_eq!(s["legal"].as_array().unwrap().len(), 20);
-        assert_eq!(p.play(id, "e2e5").unwrap_err().status, 400);
-        p.play(id, "e2e4").unwrap();
-        let s = wait_for_turn(&p, id);
-        assert_eq!(s["moves"].as_array().unwrap().len(), 2);
-        assert_eq!(s["moves"][0]["san"], "e4");
-        assert!(s["pgn"].as_str().unwrap().contains("1. e4 "), "{s}");
-        // Take-back removes the engine's reply and the person's move.
-        let s = p.undo(id).unwrap();
-        assert_eq!(s["moves"].as_array().unwrap().len(), 0);
-        assert_eq!(p.undo(id).unwrap_err().status, 409);
-        assert_eq!(p.get(99).unwrap_err().status, 404);
-    }
-
-    #[test]
-    fn the_engine_moves_first_and_finds_mate() {
-        let p = play();
-        // Black to move mates with Qh4#; the person plays White, so the engine moves first.
-        let fen = "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2";
-        let s = p
-            .create(new_game("engine", Color::White, Some(fen)))
-            .unwrap();
-        let id = s["id"].as_u64().unwrap();
-        let s = wait_for_turn(&p, id);
-        assert_eq!(s["moves"][0]["san"], "Qh4#", "{s}");
-        assert_eq!(s["status"], "over");
-        assert_eq!(s["result"], "0-1");
-        assert!(s["pgn"].as_str().unwrap().contains("[FEN "), "{s}");
-        assert!(s["thinking"]["score"]["mate"].as_i64().unwrap() < 0, "{s}");
-    }
-
-    #[test]
-    fn bad_requests_are_refused() {
-        let p = play();
-        assert_eq!(
-            p.create(new_game("nobody", Color::White, None))
-                .err()
-                .unwrap()
-                .status,
-            400
-        );
-        assert_eq!(
-            p.create(new_game("random", Color::White, Some("not a fen")))
-                .err()
-                .unwrap()
-                .status,
-            400
-        );
-        let mut g = new_game("random", Color::White, None);
-        g.movetime = Duration::from_secs(60);
-        assert_eq!(p.create(g).err().unwrap().status, 400);
-        // Games beyond the limit replace the oldest idle one.
-        let ids: Vec<u64> = (0..5)
-            .map(|_| {
-                p.create(new_game("random", Color::White, None)).unwrap()["id"]
-                    .as_u64()
-                    .unwrap()
-            })
-            .collect();
-        assert_eq!(p.get(ids[0]).unwrap_err().status, 404);
-        assert!(p.get(ids[4]).is_ok());
-    }
-}
+#[path = "play_tests.rs"]
+mod tests;

@@ -23,6 +23,11 @@ impl Served {
         self.child.try_wait().unwrap().is_none()
     }
 
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The process's resident memory (MiB), from /proc.
     pub fn rss_mib(&self) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
