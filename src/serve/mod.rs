@@ -325,46 +325,54 @@ impl WebPlayers {
         text: &str,
         evaluator: &str,
         build: bool,
-    ) -> Result<Option<Box<dyn crate::players::Player>>, String> {
-        let spec = web_spec(text, &self.caps).map_err(|e| e.message)?;
+    ) -> Result<Option<Box<dyn crate::players::Player>>, play::PlayerError> {
+        use play::PlayerError;
+        let library = |source: crate::Error| PlayerError::Library {
+            spec: text.to_owned(),
+            source,
+        };
+        let spec = web_spec(text, &self.caps).map_err(|e| PlayerError::Refused(e.message))?;
         if spec.name == "logistic" {
             let id = spec
                 .get("fit")
                 .and_then(|v| v.parse::<i64>().ok())
                 .unwrap_or(0);
-            let db = self.evaluators.db.as_ref().ok_or_else(|| {
-                "player logistic: the server has no database with fits".to_owned()
-            })?;
-            let conn = crate::db::open_read_only(db).map_err(|e| e.to_string())?;
+            let db = self.evaluators.db.as_ref().ok_or(PlayerError::NoDatabase)?;
+            let conn = crate::db::open_read_only(db).map_err(library)?;
             let model = crate::fit::moves::stored(&conn, id)
-                .map_err(|e| e.to_string())?
-                .ok_or_else(|| {
-                    format!("player logistic: no `fit moves` fit {id} in the database")
-                })?;
+                .map_err(library)?
+                .ok_or(PlayerError::NoFit(id))?;
             let name = std::path::PathBuf::from(format!("fit {id}"));
             return Ok(build.then(|| {
                 Box::new(crate::players::logistic::LogisticPlayer::new(&name, model))
                     as Box<dyn crate::players::Player>
             }));
         }
-        let default = self.evaluators.get(evaluator).map_err(|e| e.message)?;
+        let default = self
+            .evaluators
+            .get(evaluator)
+            .map_err(|e| PlayerError::Refused(e.message))?;
         let resolve = |name: &str| -> crate::Result<Evaluator> {
             self.evaluators
                 .get(name)
                 .map(|e| (*e).clone())
                 .map_err(|e| crate::Error::Invalid(e.message))
         };
+        let bad_spec = |source| PlayerError::Spec {
+            spec: text.to_owned(),
+            source,
+        };
         let settings =
-            crate::players::Settings::check(&spec, default, &resolve).map_err(|e| e.to_string())?;
+            crate::players::Settings::check(&spec, default, &resolve).map_err(bad_spec)?;
         if !build {
             return Ok(None);
         }
-        settings.build().map(Some).map_err(|e| e.to_string())
+        settings.build().map(Some).map_err(bad_spec)
     }
 }
 
 impl play::Players for WebPlayers {
-    fn check(&self, spec: &str, evaluator: &str) -> Result<(), String> {
+    fn check(&self, spec: &str, evaluator: &str) -> Result<(), play::PlayerError> {
         self.make(spec, evaluator, false).map(|_| ())
     }
 
@@ -372,9 +380,9 @@ impl play::Players for WebPlayers {
         &self,
         spec: &str,
         evaluator: &str,
-    ) -> Result<Box<dyn crate::players::Player>, String> {
+    ) -> Result<Box<dyn crate::players::Player>, play::PlayerError> {
         self.make(spec, evaluator, true)?
-            .ok_or_else(|| "no player built".to_owned())
+            .ok_or_else(|| play::PlayerError::Refused("no player built".to_owned()))
     }
 }
 

@@ -21,12 +21,48 @@ use crate::chess::game::outcome;
 use crate::players::Player;
 use crate::search::{Control, Info, Limits};
 
+/// Why a game's player cannot be made.
+#[derive(Debug, thiserror::Error)]
+pub enum PlayerError {
+    /// The spec or evaluator is refused, in the API's words.
+    #[error("{0}")]
+    Refused(String),
+    /// A `logistic` player needs the database's fits, and the server has no database.
+    #[error("player logistic: the server has no database with fits")]
+    NoDatabase,
+    /// A `logistic` player names a fit the database does not hold.
+    #[error("player logistic: no `fit moves` fit {0} in the database")]
+    NoFit(i64),
+    /// The library could not make the player (a bad option, a failed allocation, the
+    /// database).
+    #[error("player {spec}")]
+    Library {
+        /// The spec.
+        spec: String,
+        /// Why.
+        #[source]
+        source: crate::Error,
+    },
+    /// The spec's options do not make a player.
+    #[error("player {spec}")]
+    Spec {
+        /// The spec.
+        spec: String,
+        /// What is wrong with it.
+        #[source]
+        source: crate::players::SpecError,
+    },
+    /// Making the player panicked.
+    #[error("the player {0} could not be made")]
+    Panicked(String),
+}
+
 /// Where games get their players: a spec and a default evaluator name.
 pub trait Players: Send + Sync {
     /// Whether the spec can be built, without building it (no hash table is allocated).
-    fn check(&self, spec: &str, evaluator: &str) -> Result<(), String>;
+    fn check(&self, spec: &str, evaluator: &str) -> Result<(), PlayerError>;
     /// The player, or why it cannot be made (an allocation that fails is an error here).
-    fn build(&self, spec: &str, evaluator: &str) -> Result<Box<dyn Player>, String>;
+    fn build(&self, spec: &str, evaluator: &str) -> Result<Box<dyn Player>, PlayerError>;
 }
 
 /// Settings of the games store.
@@ -141,7 +177,7 @@ impl Play {
         // Check the spec and the evaluator now, not on the engine thread.
         self.players
             .check(&new.player, &new.evaluator)
-            .map_err(ApiError::bad)?;
+            .map_err(|e| ApiError::bad(crate::error::error_chain(&e)))?;
         let game = Game {
             start,
             moves: Vec::new(),
@@ -372,7 +408,7 @@ fn engine_thread(
             None => match catch_unwind(AssertUnwindSafe(|| {
                 players.build(&job.player, &job.evaluator)
             }))
-            .unwrap_or_else(|_| Err(format!("the player {} could not be made", job.player)))
+            .unwrap_or_else(|_| Err(PlayerError::Panicked(job.player.clone())))
             {
                 Ok(p) => {
                     if cache.players.len() >= CACHED_PLAYERS {
@@ -382,7 +418,7 @@ fn engine_thread(
                     cache.players.len() - 1
                 }
                 Err(e) => {
-                    fail(&store, &job, e);
+                    fail(&store, &job, crate::error::error_chain(&e));
                     continue;
                 }
             },

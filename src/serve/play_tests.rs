@@ -6,16 +6,20 @@ use super::*;
 struct TestPlayers;
 
 impl Players for TestPlayers {
-    fn check(&self, spec: &str, evaluator: &str) -> Result<(), String> {
+    fn check(&self, spec: &str, evaluator: &str) -> Result<(), PlayerError> {
         self.build(spec, evaluator).map(|_| ())
     }
 
-    fn build(&self, spec: &str, evaluator: &str) -> Result<Box<dyn Player>, String> {
-        let spec = crate::players::Spec::parse(spec).map_err(|e| e.to_string())?;
+    fn build(&self, spec: &str, evaluator: &str) -> Result<Box<dyn Player>, PlayerError> {
+        let bad_spec = |source| PlayerError::Spec {
+            spec: spec.to_owned(),
+            source,
+        };
+        let parsed = crate::players::Spec::parse(spec).map_err(bad_spec)?;
         let e = crate::eval::Evaluator::builtin(evaluator)
-            .ok_or_else(|| format!("unknown evaluator {evaluator}"))?;
+            .ok_or_else(|| PlayerError::Refused(format!("unknown evaluator {evaluator}")))?;
         let resolve = |s: &str| crate::eval::Evaluator::by_name_or_path(s);
-        crate::players::build(&spec, Arc::new(e), &resolve).map_err(|e| e.to_string())
+        crate::players::build(&parsed, Arc::new(e), &resolve).map_err(bad_spec)
     }
 }
 
