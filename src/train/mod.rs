@@ -25,7 +25,6 @@ use shakmaty::Color;
 
 use crate::fit::metrics::kendall_tau_b;
 use crate::nnue::{FeatureSet, Network};
-use crate::{Error, Result};
 
 use crate::chess::rng::SplitMix;
 use data::Sample;
@@ -139,6 +138,35 @@ pub struct Measures {
     pub tau: f64,
 }
 
+/// Why a network cannot be trained with these settings or data.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TrainError {
+    /// The train part has no labelled position.
+    #[error("no labelled positions in the train part")]
+    NoTraining,
+    /// A hidden layer size out of range.
+    #[error("hidden size {0} is outside 1..={max}", max = crate::nnue::network::MAX_HIDDEN)]
+    Hidden(usize),
+    /// A number of output buckets out of range.
+    #[error("{0} output buckets is outside 1..={max}", max = crate::nnue::network::MAX_BUCKETS)]
+    Buckets(usize),
+    /// A zero batch or epoch count.
+    #[error("batch and epochs must be at least 1")]
+    ZeroBatchOrEpochs,
+    /// A starting network of another shape than the one asked for.
+    #[error(
+        "the starting network has {} inputs, {} hidden units and {} output bucket{}, \
+         the training asks for {}, {} and {}",
+        have.0, have.1, have.2, if have.2 == 1 { "" } else { "s" }, want.0, want.1, want.2
+    )]
+    InitShape {
+        /// The starting network's shape.
+        have: (usize, usize, usize),
+        /// The shape asked for.
+        want: (usize, usize, usize),
+    },
+}
+
 /// Trains a network on `train`, keeping the epoch with the lowest loss on `valid`, and
 /// measures it on `test`.
 pub fn train(
@@ -147,28 +175,18 @@ pub fn train(
     test: &[Sample],
     opts: &Options,
     progress: &mut dyn FnMut(Progress),
-) -> Result<Trained> {
+) -> std::result::Result<Trained, TrainError> {
     if train.is_empty() {
-        return Err(Error::Invalid(
-            "no labelled positions in the train part".into(),
-        ));
+        return Err(TrainError::NoTraining);
     }
     if opts.hidden == 0 || opts.hidden > crate::nnue::network::MAX_HIDDEN {
-        return Err(Error::Invalid(format!(
-            "hidden size {} is outside 1..={}",
-            opts.hidden,
-            crate::nnue::network::MAX_HIDDEN
-        )));
+        return Err(TrainError::Hidden(opts.hidden));
     }
     if !(1..=crate::nnue::network::MAX_BUCKETS).contains(&opts.buckets) {
-        return Err(Error::Invalid(format!(
-            "{} output buckets is outside 1..={}",
-            opts.buckets,
-            crate::nnue::network::MAX_BUCKETS
-        )));
+        return Err(TrainError::Buckets(opts.buckets));
     }
     if opts.batch == 0 || opts.epochs == 0 {
-        return Err(Error::Invalid("batch and epochs must be at least 1".into()));
+        return Err(TrainError::ZeroBatchOrEpochs);
     }
     let threads = rayon::current_num_threads().max(1);
     let set = opts.features;
@@ -182,17 +200,10 @@ pub fn train(
             Params::from_network(net)
         }
         Some(net) => {
-            return Err(Error::Invalid(format!(
-                "the starting network has {} inputs, {} hidden units and {} output bucket{}, \
-                 the training asks for {}, {} and {}",
-                net.features().inputs(),
-                net.hidden(),
-                net.buckets(),
-                if net.buckets() == 1 { "" } else { "s" },
-                set.inputs(),
-                opts.hidden,
-                opts.buckets
-            )));
+            return Err(TrainError::InitShape {
+                have: (net.features().inputs(), net.hidden(), net.buckets()),
+                want: (set.inputs(), opts.hidden, opts.buckets),
+            });
         }
     };
     let mut adam = AdamW::new(&params, opts.weight_decay);

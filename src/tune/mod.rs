@@ -46,12 +46,12 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use crate::Error;
 use crate::eval::layout::{STUDY_KING_SAFETY, STUDY_MOBILITY};
 use crate::eval::{Evaluator, Provenance, TERM_COUNT, Weights};
 use crate::fit::linalg::{cholesky, cholesky_solve};
 use crate::fit::metrics::sigmoid;
 use crate::fit::split::Part;
-use crate::{Error, Result};
 use solve::{Targets, normal_equations};
 
 pub use crate::fit::metrics::{DEFAULT_K, MATE_LABEL_CP, label_cp};
@@ -177,18 +177,50 @@ pub struct Tuned {
     pub elapsed: Duration,
 }
 
+/// Why the tuner cannot run (its settings or its data), or the database's error.
+#[derive(Debug, thiserror::Error)]
+pub enum TuneError {
+    /// No α or no λ to try.
+    #[error("tune: empty α or λ grid")]
+    EmptyGrid,
+    /// A result weight outside 0..1.
+    #[error("tune: λ {0} is not within 0..1")]
+    Lambda(f64),
+    /// A K that is not a positive number.
+    #[error("tune: K must be positive, got {0}")]
+    K(f64),
+    /// No training position has the target.
+    #[error("tune: no training positions with {} (import labelled positions{} first)",
+        if *.0 == TuneTarget::Eval { "an evaluation" } else { "a game result" },
+        if *.0 == TuneTarget::Eval { "" } else { " from PGN games" })]
+    NoTraining(TuneTarget),
+    /// The validation part is empty.
+    #[error("tune: the validation part is empty (too few positions to choose α and λ)")]
+    NoValidation,
+    /// No grid point gave a solvable step.
+    #[error("tune: the normal equations are not positive definite for any α")]
+    NotPositiveDefinite,
+    /// The start evaluator, or reading the database.
+    #[error(transparent)]
+    Other(#[from] Error),
+}
+
 /// Tunes the evaluator's weights on `set`; `progress` receives each step.
-pub fn tune(set: &TuneSet, opts: &Options, progress: &mut dyn FnMut(&Step)) -> Result<Tuned> {
+pub fn tune(
+    set: &TuneSet,
+    opts: &Options,
+    progress: &mut dyn FnMut(&Step),
+) -> std::result::Result<Tuned, TuneError> {
     let started = Instant::now();
     if opts.alphas.is_empty() || opts.lambdas.is_empty() {
-        return Err(Error::Invalid("tune: empty α or λ grid".into()));
+        return Err(TuneError::EmptyGrid);
     }
     if let Some(l) = opts.lambdas.iter().find(|l| !(0.0..=1.0).contains(*l)) {
-        return Err(Error::Invalid(format!("tune: λ {l} is not within 0..1")));
+        return Err(TuneError::Lambda(*l));
     }
     let (k, k_positions) = match opts.k {
         Some(k) if k > 0.0 && k.is_finite() => (k, 0),
-        Some(k) => return Err(Error::Invalid(format!("tune: K must be positive, got {k}"))),
+        Some(k) => return Err(TuneError::K(k)),
         None => fit_k(set),
     };
     let targets = Targets::new(set, k, opts.target);
@@ -199,22 +231,10 @@ pub fn tune(set: &TuneSet, opts: &Options, progress: &mut dyn FnMut(&Step)) -> R
     };
     let (train, valid, test) = (idx(Part::Train), idx(Part::Valid), idx(Part::Test));
     if train.is_empty() {
-        return Err(Error::Invalid(format!(
-            "tune: no training positions with {} (import labelled positions{} first)",
-            match opts.target {
-                TuneTarget::Eval => "an evaluation",
-                TuneTarget::Result => "a game result",
-            },
-            match opts.target {
-                TuneTarget::Eval => "",
-                TuneTarget::Result => " from PGN games",
-            }
-        )));
+        return Err(TuneError::NoTraining(opts.target));
     }
     if valid.is_empty() {
-        return Err(Error::Invalid(
-            "tune: the validation part is empty (too few positions to choose α and λ)".into(),
-        ));
+        return Err(TuneError::NoValidation);
     }
 
     let start_w = opts.start.linear_weights("to tune (--start)")?;
@@ -296,9 +316,7 @@ pub fn tune(set: &TuneSet, opts: &Options, progress: &mut dyn FnMut(&Step)) -> R
             }
         }
         let Some((v, a, lam, cand)) = best else {
-            return Err(Error::Fit(
-                "tune: the normal equations are not positive definite for any α".into(),
-            ));
+            return Err(TuneError::NotPositiveDefinite);
         };
         let improved = v < best_valid;
         let relative = (best_valid - v) / best_valid.max(f64::MIN_POSITIVE);
