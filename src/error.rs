@@ -128,9 +128,11 @@ pub enum Error {
     /// A user's SQL condition (`--where`) is refused.
     #[error(transparent)]
     Condition(#[from] ConditionError),
-    /// A model could not be fitted (solver failure on otherwise valid input).
-    #[error("fit failed: {0}")]
-    Fit(String),
+    /// A model could not be fitted: the data or the features do not allow it, or the
+    /// solver failed (the fitting module's typed error, `crate::fit::FitError`, is the
+    /// source).
+    #[error("fit failed")]
+    Fit(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
 impl Error {

@@ -9,8 +9,8 @@ use ndarray::{Array1, Array2, ArrayView2, Axis};
 use rusqlite::Connection;
 use serde::Serialize;
 
-use super::{Coefficient, FitRecord, Selection, Target, linalg, metrics};
-use crate::{Error, Result};
+use super::{Coefficient, FitError, FitRecord, Selection, Target, linalg, metrics};
+use crate::Result;
 
 /// A fitted linear model: `intercept + Σ coef_j x_j`.
 #[derive(Clone, Debug)]
@@ -57,18 +57,20 @@ impl RegressionMetrics {
 pub(super) fn check_design(x: &Array2<f64>, names: &[String]) -> Result<()> {
     let (n, k) = x.dim();
     if n < k + 2 {
-        return Err(Error::Invalid(format!(
-            "{n} training rows are too few to fit {} coefficients with standard errors",
-            k + 1
-        )));
+        return Err(FitError::TooFewRows {
+            rows: n,
+            coefficients: k + 1,
+        }
+        .into());
     }
     for (j, col) in x.axis_iter(Axis(1)).enumerate() {
         let first = col[0];
         if col.iter().all(|&v| v == first) {
-            return Err(Error::Invalid(format!(
-                "feature `{}` is constant ({first}) in the selected rows; drop it or change --where",
-                names[j]
-            )));
+            return Err(FitError::Constant {
+                name: names[j].clone(),
+                value: first,
+            }
+            .into());
         }
     }
     Ok(())
@@ -104,13 +106,8 @@ pub fn ols(x: &Array2<f64>, y: &[f64], names: &[String]) -> Result<LinearModel> 
     assert_eq!(x.nrows(), y.len());
     check_design(x, names)?;
     let (n, k) = x.dim();
-    let xtx_inv = linalg::spd_inverse(&normal_matrix(x, None)).ok_or_else(|| {
-        Error::Invalid(format!(
-            "features {} are linearly dependent in the selected rows (one is a combination of \
-             the others); drop one",
-            names.join(", ")
-        ))
-    })?;
+    let xtx_inv = linalg::spd_inverse(&normal_matrix(x, None))
+        .ok_or_else(|| FitError::Dependent(names.join(", ")))?;
     // Xᵀy with the intercept first, then β = (XᵀX)⁻¹ Xᵀy.
     let mut xty = vec![0.0; k + 1];
     for (xi, &yi) in x.axis_iter(Axis(0)).zip(y) {
@@ -122,9 +119,7 @@ pub fn ols(x: &Array2<f64>, y: &[f64], names: &[String]) -> Result<LinearModel> 
     coefficients.push(("intercept".to_string(), beta[0]));
     coefficients.extend(names.iter().cloned().zip(beta.iter().skip(1).copied()));
     if coefficients.iter().any(|c| !c.1.is_finite()) {
-        return Err(Error::Fit(
-            "least squares gave non-finite coefficients".into(),
-        ));
+        return Err(FitError::NonFinite("least squares").into());
     }
     let mut model = LinearModel {
         coefficients: coefficients
@@ -235,15 +230,18 @@ mod tests {
         let x = array![[0.0, 1.0], [0.0, 2.0], [0.0, 4.0], [0.0, 3.0]];
         let err = ols(&x, &[1.0, 2.0, 3.0, 4.0], &names(&["material", "m"])).unwrap_err();
         assert!(
-            err.to_string().contains("`material` is constant (0)"),
+            crate::error::error_chain(&err).contains("`material` is constant (0)"),
             "{err}"
         );
         let x = array![[1.0, 2.0], [2.0, 4.0], [3.0, 6.0], [5.0, 10.0]];
         let err = ols(&x, &[1.0, 2.0, 3.0, 4.0], &names(&["a", "b"])).unwrap_err();
-        assert!(err.to_string().contains("linearly dependent"), "{err}");
+        assert!(
+            crate::error::error_chain(&err).contains("linearly dependent"),
+            "{err}"
+        );
         let x = array![[1.0], [2.0]];
         let err = ols(&x, &[1.0, 2.0], &names(&["a"])).unwrap_err();
-        assert!(err.to_string().contains("too few"), "{err}");
+        assert!(crate::error::error_chain(&err).contains("too few"), "{err}");
     }
 
     /// The committed fixture against numpy's lstsq (scripts/golden/fit.py, all rows).

@@ -15,8 +15,8 @@ use rusqlite::Connection;
 use serde::Serialize;
 
 use super::linear::{check_design, normal_matrix};
-use super::{Coefficient, FitRecord, Selection, Target, linalg, metrics};
-use crate::{Error, Result};
+use super::{Coefficient, FitError, FitRecord, Selection, Target, linalg, metrics};
+use crate::Result;
 
 /// L2 penalty on the standardized coefficients.
 const ALPHA: f64 = 1.0;
@@ -82,11 +82,11 @@ pub fn fit(x: &Array2<f64>, y: &[bool], names: &[String]) -> Result<LogisticMode
     check_design(x, names)?;
     let positives = y.iter().filter(|&&v| v).count();
     if positives == 0 || positives == y.len() {
-        return Err(Error::Invalid(format!(
-            "all {} training rows have the same outcome ({}); a logistic fit needs both",
-            y.len(),
-            if positives == 0 { 0 } else { 1 }
-        )));
+        return Err(FitError::OneOutcome {
+            rows: y.len(),
+            outcome: u8::from(positives != 0),
+        }
+        .into());
     }
     let n = x.nrows() as f64;
     let mean = x.mean_axis(Axis(0)).expect("rows");
@@ -98,7 +98,7 @@ pub fn fit(x: &Array2<f64>, y: &[bool], names: &[String]) -> Result<LogisticMode
         .max_iterations(300)
         .gradient_tolerance(1e-6 * n)
         .fit(&dataset)
-        .map_err(|e| Error::Fit(format!("logistic regression: {e}")))?;
+        .map_err(|e| FitError::Linfa(Box::new(e)))?;
     // linfa models the probability of its "positive" class, the more frequent one.
     let sign = if fitted.labels().pos.class { 1.0 } else { -1.0 };
     let ws: Vec<f64> = fitted.params().iter().map(|w| sign * w).collect();
@@ -108,9 +108,7 @@ pub fn fit(x: &Array2<f64>, y: &[bool], names: &[String]) -> Result<LogisticMode
     let intercept = b - raw.iter().zip(&mean).map(|(w, m)| w * m).sum::<f64>();
     let estimates: Vec<f64> = std::iter::once(intercept).chain(raw).collect();
     if estimates.iter().any(|v| !v.is_finite()) {
-        return Err(Error::Fit(
-            "logistic regression gave non-finite coefficients".into(),
-        ));
+        return Err(FitError::NonFinite("logistic regression").into());
     }
     let mut model = LogisticModel {
         coefficients: std::iter::once("intercept".to_string())
@@ -242,6 +240,9 @@ mod tests {
     fn one_outcome_is_refused() {
         let x = Array2::from_shape_vec((4, 1), vec![1.0, 2.0, 3.0, 4.0]).unwrap();
         let err = fit(&x, &[true; 4], &["a".to_string()]).unwrap_err();
-        assert!(err.to_string().contains("same outcome"), "{err}");
+        assert!(
+            crate::error::error_chain(&err).contains("same outcome"),
+            "{err}"
+        );
     }
 }

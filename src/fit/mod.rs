@@ -7,6 +7,7 @@
 //! default the graph-features study's: `material = 0 AND total_material > 40` (material
 //! level, not an endgame), so the positional features are not swamped by material.
 
+mod error;
 pub mod export;
 pub mod linalg;
 pub mod linear;
@@ -20,9 +21,10 @@ use ndarray::Array2;
 use rusqlite::Connection;
 use serde::Serialize;
 
+use crate::Result;
 use crate::db::filter::prepare_filtered;
 use crate::db::labels::LabelChoice;
-use crate::{Error, Result};
+pub use error::FitError;
 use split::Part;
 
 /// The study's features, in its order.
@@ -158,7 +160,7 @@ pub fn feature_columns(conn: &Connection) -> Result<Vec<String>> {
 /// Checks that every name is a usable `features` column, and none is repeated.
 pub fn check_features(conn: &Connection, features: &[String]) -> Result<()> {
     if features.is_empty() {
-        return Err(Error::Invalid("no features given".into()));
+        return Err(FitError::NoFeatures.into());
     }
     let known = feature_columns(conn)?;
     for (i, f) in features.iter().enumerate() {
@@ -170,13 +172,15 @@ pub fn check_features(conn: &Connection, features: &[String]) -> Result<()> {
             } else {
                 "is not a features column"
             };
-            return Err(Error::Invalid(format!(
-                "unknown feature `{f}` ({why}); numeric features columns: {}",
-                known.join(", ")
-            )));
+            return Err(FitError::UnknownFeature {
+                name: f.clone(),
+                why,
+                known: known.join(", "),
+            }
+            .into());
         }
         if features[..i].contains(f) {
-            return Err(Error::Invalid(format!("feature `{f}` is given twice")));
+            return Err(FitError::Repeated(f.clone()).into());
         }
     }
     Ok(())
@@ -264,27 +268,27 @@ pub fn load(conn: &Connection, sel: &Selection, target: Target) -> Result<Data> 
     }
     if matched == 0 {
         let analyzed: i64 = conn.query_row("SELECT count(*) FROM features", [], |r| r.get(0))?;
-        return Err(Error::Invalid(if analyzed == 0 {
-            "no positions match; run import and analyze first".to_string()
+        return Err(if analyzed == 0 {
+            FitError::NothingAnalyzed
         } else {
-            format!(
-                "no positions match --where {:?} (of {analyzed} analyzed positions)",
-                sel.filter
-            )
-        }));
+            FitError::NoMatch {
+                filter: sel.filter.clone(),
+                analyzed,
+            }
+        }
+        .into());
     }
     if ytr.is_empty() && yte.is_empty() {
-        return Err(Error::Invalid(match target {
-            Target::EvalCp => format!(
-                "{matched} positions match but none has a centipawn evaluation (only mate scores)"
-            ),
-            Target::WhiteWon => format!(
-                "{matched} positions match but none has a game result (results come from PGN \
-                 imports and EPD result opcodes); import games or use --target sign"
-            ),
-            Target::Sign => format!("{matched} positions match but none has an evaluation"),
-            Target::WinnerMove => format!("{matched} positions match but none is a move example"),
-        }));
+        let what = match target {
+            Target::EvalCp => "a centipawn evaluation (only mate scores)",
+            Target::WhiteWon => {
+                "a game result (results come from PGN imports and EPD result opcodes); \
+                 import games or use --target sign"
+            }
+            Target::Sign => "an evaluation",
+            Target::WinnerMove => "a move example",
+        };
+        return Err(FitError::NoTarget { matched, what }.into());
     }
     let x_train = Array2::from_shape_vec((ytr.len(), k), xtr).expect("k values per row");
     let x_test = Array2::from_shape_vec((yte.len(), k), xte).expect("k values per row");

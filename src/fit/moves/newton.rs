@@ -165,9 +165,8 @@ pub fn fit(samples: &[&Sample], alpha: f64, max_iterations: usize) -> Result<Sol
     let mut iterations = 0;
     loop {
         let cur = pass(samples, &theta, alpha, true);
-        let l = linalg::cholesky(&cur.hessian, P).ok_or_else(|| {
-            Error::Fit("the Hessian is not positive definite (non-finite weights?)".into())
-        })?;
+        let l = linalg::cholesky(&cur.hessian, P)
+            .ok_or_else(|| Error::from(crate::fit::FitError::NotPositiveDefinite))?;
         let step = linalg::cholesky_solve(&l, P, &cur.gradient);
         // gᵀ H⁻¹ g: twice the objective's expected decrease (the Newton decrement²).
         let decrement: f64 = step.iter().zip(&cur.gradient).map(|(a, b)| a * b).sum();
@@ -199,7 +198,7 @@ pub fn fit(samples: &[&Sample], alpha: f64, max_iterations: usize) -> Result<Sol
             t /= 2.0;
         }
         if theta.iter().any(|v| !v.is_finite()) {
-            return Err(Error::Fit("Newton's method gave non-finite weights".into()));
+            return Err(crate::fit::FitError::NonFinite("Newton's method").into());
         }
         iterations += 1;
     }

@@ -1,0 +1,93 @@
+//! Why a model cannot be fitted: the data or the features do not allow it, or the solver
+//! failed. Returned inside [`crate::Error::Fit`], whose source it is.
+
+/// Why a fit failed.
+#[derive(Debug, thiserror::Error)]
+pub enum FitError {
+    /// No feature was given.
+    #[error("no features given")]
+    NoFeatures,
+    /// A feature that is no numeric column of `features`.
+    #[error("unknown feature `{name}` ({why}); numeric features columns: {known}")]
+    UnknownFeature {
+        /// The name given.
+        name: String,
+        /// Why it is not one (a bitboard, the row key, no such column).
+        why: &'static str,
+        /// The numeric columns, comma-separated.
+        known: String,
+    },
+    /// A feature named twice.
+    #[error("feature `{0}` is given twice")]
+    Repeated(String),
+    /// No analyzed position matches the selection.
+    #[error("no positions match; run import and analyze first")]
+    NothingAnalyzed,
+    /// Analyzed positions exist, but none matches the condition.
+    #[error("no positions match --where {filter:?} (of {analyzed} analyzed positions)")]
+    NoMatch {
+        /// The condition.
+        filter: String,
+        /// Analyzed positions in the database.
+        analyzed: i64,
+    },
+    /// Positions match, but none has the target.
+    #[error("{matched} positions match but none has {what}")]
+    NoTarget {
+        /// Matching positions.
+        matched: usize,
+        /// What is missing, in words.
+        what: &'static str,
+    },
+    /// Too few training rows for the coefficients and their standard errors.
+    #[error(
+        "{rows} training rows are too few to fit {coefficients} coefficients with standard errors"
+    )]
+    TooFewRows {
+        /// Training rows.
+        rows: usize,
+        /// Coefficients, the intercept included.
+        coefficients: usize,
+    },
+    /// A feature constant over the selected rows.
+    #[error(
+        "feature `{name}` is constant ({value}) in the selected rows; drop it or change --where"
+    )]
+    Constant {
+        /// The feature.
+        name: String,
+        /// Its one value.
+        value: f64,
+    },
+    /// Linearly dependent features.
+    #[error(
+        "features {0} are linearly dependent in the selected rows (one is a combination of the \
+         others); drop one"
+    )]
+    Dependent(String),
+    /// A logistic fit whose training rows all have one outcome.
+    #[error(
+        "all {rows} training rows have the same outcome ({outcome}); a logistic fit needs both"
+    )]
+    OneOutcome {
+        /// Training rows.
+        rows: usize,
+        /// The outcome they share (0 or 1).
+        outcome: u8,
+    },
+    /// The solver gave coefficients that are not finite.
+    #[error("{0} gave non-finite coefficients")]
+    NonFinite(&'static str),
+    /// Newton's method met a Hessian that is not positive definite.
+    #[error("the Hessian is not positive definite (non-finite weights?)")]
+    NotPositiveDefinite,
+    /// linfa's logistic regression failed.
+    #[error("logistic regression")]
+    Linfa(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl From<FitError> for crate::Error {
+    fn from(e: FitError) -> crate::Error {
+        crate::Error::Fit(Box::new(e))
+    }
+}
