@@ -122,6 +122,78 @@ pub enum Error {
     /// not given).
     #[error("the database already holds an evaluator named {0:?} (give --replace to replace it)")]
     EvaluatorExists(String),
+    /// The database has an older schema and is opened read-only, so it cannot be updated.
+    #[error(
+        "{path} has schema version {found}, this chessgraph writes {known}: run a command that writes (e.g. `chessgraph analyze`) once to update it"
+    )]
+    SchemaTooOld {
+        /// The database.
+        path: PathBuf,
+        /// Version found in the file.
+        found: i64,
+        /// The version this binary writes.
+        known: i64,
+    },
+    /// A SQLite file that another program made.
+    #[error(
+        "{path} is a SQLite database, but not chessgraph's (its tables: {tables}); use another --db"
+    )]
+    NotOurs {
+        /// The file.
+        path: PathBuf,
+        /// Its first tables, comma-separated.
+        tables: String,
+    },
+    /// An input whose format the file name does not tell.
+    #[error(
+        "{0}: cannot tell the format from the file name; use --format csv|pgn|epd|lichess-evals"
+    )]
+    UnknownFormat(PathBuf),
+    /// An input path that is a directory.
+    #[error("{0}: is a directory")]
+    InputIsDirectory(PathBuf),
+    /// The import's writer thread stopped (its own error is the one reported).
+    #[error("import writer stopped")]
+    WriterStopped,
+    /// `--labels` names no labeller.
+    #[error("--labels {0:?}: no labeller named")]
+    NoLabeller(String),
+    /// `--labels` names a labeller the database has no labels of.
+    #[error(
+        "no labels by {name:?} in the database (it has: {known}); label positions with `chessgraph label --engine CMD --name {name}`"
+    )]
+    UnknownLabeller {
+        /// The name given.
+        name: String,
+        /// The labellers the database has, with their counts.
+        known: String,
+    },
+    /// An evaluator name that is no built-in, no file and (with a database) no stored one.
+    #[error("unknown evaluator {name:?}: not a built-in ({builtins}), {where_}")]
+    UnknownEvaluator {
+        /// The name given.
+        name: String,
+        /// The built-in names.
+        builtins: String,
+        /// Where else it was looked for, in words.
+        where_: String,
+    },
+    /// A network evaluator where terms are needed.
+    #[error("{name}: a network evaluator has no terms {why}")]
+    NoTerms {
+        /// The evaluator.
+        name: String,
+        /// What the terms were wanted for.
+        why: String,
+    },
+    /// A file that is not a Polyglot opening book.
+    #[error("book file {path}: {why} (not a Polyglot book)")]
+    NotABook {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
     /// A user-supplied value (option, name, condition) is invalid.
     #[error("{0}")]
     Invalid(String),
@@ -129,10 +201,30 @@ pub enum Error {
     #[error(transparent)]
     Condition(#[from] ConditionError),
     /// A model could not be fitted: the data or the features do not allow it, or the
-    /// solver failed (the fitting module's typed error, `crate::fit::FitError`, is the
+    /// solver failed (the fitting module's typed error, `FitError` of the `fit` module, is the
     /// source).
     #[error("fit failed")]
     Fit(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl Error {
+    /// Whether the error is the user's (a bad name, value, condition or input), not the
+    /// program's or the system's: a server answers these `400`.
+    pub fn is_users(&self) -> bool {
+        matches!(
+            self,
+            Error::Invalid(_)
+                | Error::Condition(_)
+                | Error::UnknownEvaluator { .. }
+                | Error::NoTerms { .. }
+                | Error::NoLabeller(_)
+                | Error::UnknownLabeller { .. }
+                | Error::EvaluatorExists(_)
+                | Error::UnknownFormat(_)
+                | Error::InputIsDirectory(_)
+                | Error::NotABook { .. }
+        )
+    }
 }
 
 impl Error {

@@ -140,11 +140,11 @@ pub fn resolve(db: &Path, arg: &str) -> Result<Evaluator> {
             return Ok(e);
         }
     }
-    Err(Error::Invalid(format!(
-        "unknown evaluator {arg:?}: not a built-in ({}), not a file, and not stored in {}",
-        crate::eval::BUILTIN_NAMES.join(", "),
-        db.display()
-    )))
+    Err(Error::UnknownEvaluator {
+        name: arg.to_owned(),
+        builtins: crate::eval::BUILTIN_NAMES.join(", "),
+        where_: format!("not a file, and not stored in {}", db.display()),
+    })
 }
 
 #[cfg(test)]

@@ -32,7 +32,7 @@ impl LabelChoice {
             .filter(|n| !n.is_empty())
             .collect();
         if names.is_empty() {
-            return Err(Error::Invalid(format!("--labels {s:?}: no labeller named")));
+            return Err(Error::NoLabeller(s.to_owned()));
         }
         Ok(LabelChoice(names))
     }
@@ -55,11 +55,10 @@ impl LabelChoice {
                 let known: Vec<String> = std::iter::once(IMPORTED.to_owned())
                     .chain(stored.iter().map(|(n, c)| format!("{n} ({c} positions)")))
                     .collect();
-                return Err(Error::Invalid(format!(
-                    "no labels by {name:?} in the database (it has: {}); label positions \
-                     with `chessgraph label --engine CMD --name {name}`",
-                    known.join(", ")
-                )));
+                return Err(Error::UnknownLabeller {
+                    name: name.clone(),
+                    known: known.join(", "),
+                });
             }
         }
         Ok(())

@@ -85,11 +85,11 @@ pub fn open_read_only(path: &Path) -> Result<Connection> {
         });
     }
     if version < known {
-        return Err(Error::Invalid(format!(
-            "{} has schema version {version}, this chessgraph writes {known}: run a command \
-             that writes (e.g. `chessgraph analyze`) once to update it",
-            path.display()
-        )));
+        return Err(Error::SchemaTooOld {
+            path: path.to_owned(),
+            found: version,
+            known,
+        });
     }
     Ok(conn)
 }
@@ -137,11 +137,10 @@ fn check_ours(conn: &Connection, path: &Path) -> Result<()> {
     if tables.len() > 5 {
         shown.push("…");
     }
-    Err(Error::Invalid(format!(
-        "{} is a SQLite database, but not chessgraph's (its tables: {}); use another --db",
-        path.display(),
-        shown.join(", ")
-    )))
+    Err(Error::NotOurs {
+        path: path.to_owned(),
+        tables: shown.join(", "),
+    })
 }
 
 /// A directory is not a database: SQLite would say "disk I/O error".

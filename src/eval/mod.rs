@@ -310,11 +310,9 @@ impl Evaluator {
     /// The weights of a linear evaluator, or an error naming the evaluator and `why` the
     /// caller needs terms.
     pub fn linear_weights(&self, why: &str) -> Result<&Weights> {
-        self.weights().ok_or_else(|| {
-            Error::Invalid(format!(
-                "{}: a network evaluator has no terms {why}",
-                self.name
-            ))
+        self.weights().ok_or_else(|| Error::NoTerms {
+            name: self.name.clone(),
+            why: why.to_owned(),
         })
     }
 
@@ -371,10 +369,11 @@ impl Evaluator {
         }
         let path = Path::new(s);
         if !path.exists() {
-            return Err(Error::Invalid(format!(
-                "unknown evaluator {s:?}: not a built-in ({}) and no such file",
-                BUILTIN_NAMES.join(", ")
-            )));
+            return Err(Error::UnknownEvaluator {
+                name: s.to_owned(),
+                builtins: BUILTIN_NAMES.join(", "),
+                where_: "and no such file".into(),
+            });
         }
         Evaluator::load(path)
     }

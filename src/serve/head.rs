@@ -3,7 +3,7 @@
 //!
 //! Reading the header here (then handing hyper the bytes read, [`Rewind`]) lets the
 //! server answer what hyper answers without a body — a header block over
-//! [`super::net::MAX_HEADER_BYTES`] (`431`), a `Content-Length` over
+//! the header limit the connection loop passes in (`431`), a `Content-Length` over
 //! [`super::MAX_BODY`], even one too large for a number (`413`) — with the API's JSON
 //! error, and tells which connections have not sent their whole request yet: [`Waiting`]
 //! keeps them oldest first (a connection stays listed while its body arrives), and a

@@ -109,12 +109,13 @@ impl From<crate::Error> for ApiError {
         }
         // The library's messages name command-line flags; the page calls it `where`.
         let message = crate::error::error_chain(&e).replace("--where", "where");
-        match e {
-            crate::Error::Invalid(_) | crate::Error::Condition(_) => ApiError::bad(message),
-            _ => ApiError {
+        if e.is_users() {
+            ApiError::bad(message)
+        } else {
+            ApiError {
                 status: 500,
                 message,
-            },
+            }
         }
     }
 }

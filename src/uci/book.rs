@@ -56,11 +56,10 @@ impl Book {
     /// Parses book bytes; `path` names the file in errors.
     pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Book> {
         if !bytes.len().is_multiple_of(16) {
-            return Err(Error::Invalid(format!(
-                "book file {}: size {} is not a multiple of 16 bytes (not a Polyglot book)",
-                path.display(),
-                bytes.len()
-            )));
+            return Err(Error::NotABook {
+                path: path.to_owned(),
+                why: format!("size {} is not a multiple of 16 bytes", bytes.len()),
+            });
         }
         let entries: Vec<BookEntry> = bytes
             .chunks_exact(16)
@@ -71,11 +70,10 @@ impl Book {
             })
             .collect();
         if let Some(i) = entries.windows(2).position(|w| w[0].key > w[1].key) {
-            return Err(Error::Invalid(format!(
-                "book file {}: entry {} is out of key order (not a Polyglot book)",
-                path.display(),
-                i + 2
-            )));
+            return Err(Error::NotABook {
+                path: path.to_owned(),
+                why: format!("entry {} is out of key order", i + 2),
+            });
         }
         Ok(Book { entries })
     }

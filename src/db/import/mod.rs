@@ -113,10 +113,7 @@ pub fn import_file(
     let format = match opts.format.or_else(|| Format::from_path(path)) {
         Some(f) => f,
         None => {
-            return Err(Error::Invalid(format!(
-                "{}: cannot tell the format from the file name; use --format csv|pgn|epd|lichess-evals",
-                path.display()
-            )));
+            return Err(Error::UnknownFormat(path.to_owned()));
         }
     };
     let is_stdin = path == Path::new("-");
@@ -125,10 +122,7 @@ pub fn import_file(
     } else {
         let canonical = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
         if canonical.is_dir() {
-            return Err(Error::Invalid(format!(
-                "{}: is a directory",
-                path.display()
-            )));
+            return Err(Error::InputIsDirectory(path.to_owned()));
         }
         (
             canonical.display().to_string(),
@@ -226,8 +220,7 @@ pub fn import_file(
                 batch.push(item);
                 if batch.len() == PIPE_BATCH {
                     let full = std::mem::replace(&mut batch, Vec::with_capacity(PIPE_BATCH));
-                    tx.send(full)
-                        .map_err(|_| Error::Invalid("import writer stopped".into()))?;
+                    tx.send(full).map_err(|_| Error::WriterStopped)?;
                 }
                 Ok(())
             });
