@@ -30,7 +30,7 @@ time_it() { # label, command...
 }
 time_it "fit linear" cg fit linear
 time_it "fit logistic" cg fit logistic
-time_it "tune" cg tune --quiet --name bench --out "$tmp/tuned.json"
+time_it "tune" cg tune --quiet --name bench --replace --out "$tmp/tuned.json"
 time_it "heatmap" cg heatmap --out-dir "$tmp/hm"
 time_it "eval (test)" cg eval --evaluator material,seed003,"$tmp/tuned.json"
 echo
