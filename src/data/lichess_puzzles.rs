@@ -176,9 +176,12 @@ impl<R: BufRead> Iterator for LichessReader<R> {
                     COLUMNS.len()
                 }
             };
-            return Some(Ok(
-                parse_row(&self.fields, columns, line).map_err(|reason| BadPuzzle { line, reason })
-            ));
+            return Some(Ok(parse_row(&self.fields, columns, line).map_err(|e| {
+                BadPuzzle {
+                    line,
+                    reason: e.to_string(),
+                }
+            })));
         }
     }
 }
@@ -192,44 +195,110 @@ fn header_columns(fields: &[String]) -> Option<usize> {
     .then_some(n)
 }
 
+/// Why a row of the Lichess puzzle database is not a puzzle.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PuzzleRowError {
+    /// Another number of columns than the header announced.
+    #[error("{found} columns, expected {expected} ({names})", names = COLUMNS[..*expected].join(","))]
+    Columns {
+        /// Columns in the row.
+        found: usize,
+        /// Columns the header announced.
+        expected: usize,
+    },
+    /// No puzzle id.
+    #[error("empty PuzzleId")]
+    EmptyId,
+    /// A FEN that is no legal position.
+    #[error("FEN: {reason} in {fen:?}")]
+    Fen {
+        /// The FEN given.
+        fen: String,
+        /// The parser's reason.
+        reason: String,
+    },
+    /// A move that is not UCI.
+    #[error("Moves: move {number} {word:?} is not UCI")]
+    NotUci {
+        /// 1-based index in the list.
+        number: usize,
+        /// The word given.
+        word: String,
+    },
+    /// A move that is illegal where it is played.
+    #[error("Moves: move {number} {word:?} is illegal")]
+    Illegal {
+        /// 1-based index in the list.
+        number: usize,
+        /// The word given.
+        word: String,
+    },
+    /// Not the opponent's move then a solution ending with the player's move.
+    #[error(
+        "Moves has {0} moves: expected the opponent's move then the solution, ending with \
+         the player's move (an even number)"
+    )]
+    MoveCount(usize),
+    /// A numeric column that is no number.
+    #[error("{column}: not a number: {text:?}")]
+    NotANumber {
+        /// The column.
+        column: &'static str,
+        /// Its text.
+        text: String,
+    },
+    /// A negative rating.
+    #[error("Rating: {0} is negative")]
+    NegativeRating(i64),
+}
+
 /// Parses one row of `columns` fields.
-pub fn parse_row(fields: &[String], columns: usize, line: u64) -> Result<LichessPuzzle, String> {
+pub fn parse_row(
+    fields: &[String],
+    columns: usize,
+    line: u64,
+) -> Result<LichessPuzzle, PuzzleRowError> {
     if fields.len() != columns {
-        return Err(format!(
-            "{} columns, expected {columns} ({})",
-            fields.len(),
-            COLUMNS[..columns].join(",")
-        ));
+        return Err(PuzzleRowError::Columns {
+            found: fields.len(),
+            expected: columns,
+        });
     }
     let id = fields[0].trim();
     if id.is_empty() {
-        return Err("empty PuzzleId".to_owned());
+        return Err(PuzzleRowError::EmptyId);
     }
     let fen_text = fields[1].trim();
-    let before = fen::parse(fen_text, Leniency::DropCastling)
-        .map_err(|e| format!("FEN: {e} in {fen_text:?}"))?;
+    let before = fen::parse(fen_text, Leniency::DropCastling).map_err(|e| PuzzleRowError::Fen {
+        fen: fen_text.to_owned(),
+        reason: e.to_string(),
+    })?;
     let words: Vec<&str> = fields[2].split_whitespace().collect();
     let mut pos = before.clone();
     let mut moves = Vec::with_capacity(words.len());
     for (i, word) in words.iter().enumerate() {
         let m = UciMove::from_ascii(word.as_bytes())
-            .map_err(|_| format!("Moves: move {} {word:?} is not UCI", i + 1))?
+            .map_err(|_| PuzzleRowError::NotUci {
+                number: i + 1,
+                word: (*word).to_owned(),
+            })?
             .to_move(&pos)
-            .map_err(|_| format!("Moves: move {} {word:?} is illegal", i + 1))?;
+            .map_err(|_| PuzzleRowError::Illegal {
+                number: i + 1,
+                word: (*word).to_owned(),
+            })?;
         pos.play_unchecked(m);
         moves.push(m);
     }
     if moves.len() < 2 || moves.len() % 2 == 1 {
-        return Err(format!(
-            "Moves has {} moves: expected the opponent's move then the solution, ending with \
-             the player's move (an even number)",
-            moves.len()
-        ));
+        return Err(PuzzleRowError::MoveCount(moves.len()));
     }
     let number = |i: usize| {
         let text = fields[i].trim();
-        text.parse::<i64>()
-            .map_err(|_| format!("{}: not a number: {text:?}", COLUMNS[i]))
+        text.parse::<i64>().map_err(|_| PuzzleRowError::NotANumber {
+            column: COLUMNS[i],
+            text: text.to_owned(),
+        })
     };
     let rating = number(3)?;
     let rating_deviation = number(4)?;
@@ -251,7 +320,7 @@ pub fn parse_row(fields: &[String], columns: usize, line: u64) -> Result<Lichess
         setup,
         position,
         solution: moves.split_off(1),
-        rating: u32::try_from(rating).map_err(|_| format!("Rating: {rating} is negative"))?,
+        rating: u32::try_from(rating).map_err(|_| PuzzleRowError::NegativeRating(rating))?,
         rating_deviation: u32::try_from(rating_deviation).unwrap_or(0),
         popularity: popularity.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32,
         plays: u64::try_from(plays).unwrap_or(0),
