@@ -161,7 +161,10 @@ pub fn read_epd(input: impl BufRead) -> std::io::Result<PuzzleSet> {
                 }
                 match parse_epd_puzzle(text, line) {
                     Ok(p) => set.puzzles.push(p),
-                    Err(reason) => set.bad.push(BadPuzzle { line, reason }),
+                    Err(e) => set.bad.push(BadPuzzle {
+                        line,
+                        reason: e.to_string(),
+                    }),
                 }
             }
         }
@@ -174,40 +177,94 @@ pub fn read_epd(input: impl BufRead) -> std::io::Result<PuzzleSet> {
     }
 }
 
+/// Why a line or game is not a puzzle.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PuzzleError {
+    /// The line is not EPD.
+    #[error(transparent)]
+    Epd(#[from] epd::EpdError),
+    /// The position is not legal.
+    #[error("{reason} in {fen:?}")]
+    Fen {
+        /// The FEN given.
+        fen: String,
+        /// The parser's reason.
+        reason: String,
+    },
+    /// A `dm` that is no number of moves in range.
+    #[error("bad dm {0:?} (expected a number of moves from 1 to {MAX_MATE_MOVES})")]
+    Dm(String),
+    /// A `dm` with other than one operand.
+    #[error("bad dm operation {0:?} (expected one number)")]
+    DmOperands(Vec<String>),
+    /// A `bm` or `am` move that does not read.
+    #[error("{opcode} {text:?}: {source}")]
+    Move {
+        /// `bm` or `am`.
+        opcode: &'static str,
+        /// The move as given.
+        text: String,
+        /// Why it does not read.
+        source: notation::MoveTextError,
+    },
+    /// A `c0` points list whose moves do not read.
+    #[error("{0}")]
+    Points(String),
+    /// Nothing to solve on the line.
+    #[error("no dm, bm, am or c0 points: nothing to solve")]
+    NothingToSolve,
+    /// A PGN puzzle without its FEN tag.
+    #[error("no FEN tag (a puzzle game starts from its FEN)")]
+    NoFenTag,
+    /// A PGN puzzle whose FEN tag is no legal position.
+    #[error("FEN tag: {0}")]
+    FenTag(Box<PuzzleError>),
+    /// An illegal move in a PGN puzzle's solution.
+    #[error("illegal move {0}")]
+    IllegalMove(String),
+    /// A PGN puzzle without moves.
+    #[error("no moves: the solution is missing")]
+    NoMoves,
+    /// A PGN game the reader cannot read.
+    #[error("unreadable game: {0}")]
+    Unreadable(String),
+}
+
 /// Parses one EPD puzzle line.
-pub fn parse_epd_puzzle(text: &str, line: u64) -> std::result::Result<Puzzle, String> {
-    let epd = epd::parse_line(text).map_err(|e| e.to_string())?;
+pub fn parse_epd_puzzle(text: &str, line: u64) -> std::result::Result<Puzzle, PuzzleError> {
+    let epd = epd::parse_line(text)?;
     let position = parse_puzzle_fen(&epd.fen)?;
     let mate_in = match epd.get("dm") {
         None => None,
         Some([n]) => match n.parse::<u32>() {
             Ok(n) if (1..=MAX_MATE_MOVES).contains(&n) => Some(n),
-            _ => {
-                return Err(format!(
-                    "bad dm {n:?} (expected a number of moves from 1 to {})",
-                    MAX_MATE_MOVES
-                ));
-            }
+            _ => return Err(PuzzleError::Dm(n.clone())),
         },
-        Some(other) => return Err(format!("bad dm operation {other:?} (expected one number)")),
+        Some(other) => return Err(PuzzleError::DmOperands(other.to_vec())),
     };
-    let moves = |opcode: &str| -> std::result::Result<Vec<Move>, String> {
+    let moves = |opcode: &'static str| -> std::result::Result<Vec<Move>, PuzzleError> {
         epd.get(opcode)
             .unwrap_or_default()
             .iter()
-            .map(|s| notation::parse_move(&position, s).map_err(|e| format!("{opcode} {s:?}: {e}")))
+            .map(|s| {
+                notation::parse_move(&position, s).map_err(|source| PuzzleError::Move {
+                    opcode,
+                    text: s.clone(),
+                    source,
+                })
+            })
             .collect()
     };
     let best_moves = moves("bm")?;
     let avoid_moves = moves("am")?;
     let points = match epd.get("c0") {
-        Some(words) => {
-            notation::parse_points(&position, &words.join(" ")).unwrap_or(Ok(Vec::new()))?
-        }
+        Some(words) => notation::parse_points(&position, &words.join(" "))
+            .unwrap_or(Ok(Vec::new()))
+            .map_err(PuzzleError::Points)?,
         None => Vec::new(),
     };
     if mate_in.is_none() && best_moves.is_empty() && avoid_moves.is_empty() && points.is_empty() {
-        return Err("no dm, bm, am or c0 points: nothing to solve".to_owned());
+        return Err(PuzzleError::NothingToSolve);
     }
     let id = match epd.get("id") {
         Some([id]) => id.clone(),
@@ -227,8 +284,11 @@ pub fn parse_epd_puzzle(text: &str, line: u64) -> std::result::Result<Puzzle, St
 
 /// Parses a FEN/EPD position through the one FEN entry point: castling rights that the
 /// position cannot have are dropped, as a solver would; anything else illegal is refused.
-fn parse_puzzle_fen(text: &str) -> std::result::Result<Chess, String> {
-    fen::parse(text, Leniency::DropCastling).map_err(|e| format!("{e} in {text:?}"))
+fn parse_puzzle_fen(text: &str) -> std::result::Result<Chess, PuzzleError> {
+    fen::parse(text, Leniency::DropCastling).map_err(|e| PuzzleError::Fen {
+        fen: text.to_owned(),
+        reason: e.to_string(),
+    })
 }
 
 /// Reads PGN puzzles: each game's `FEN` tag is the position, its main line the solution.
@@ -253,11 +313,14 @@ fn parse_pgn_game(text: &[u8], line: u64, set: &mut PuzzleSet) {
     let result = match Reader::new(text).read_game(&mut visitor) {
         Ok(Some(r)) => r,
         Ok(None) => return,
-        Err(e) => Err(format!("unreadable game: {e}")),
+        Err(e) => Err(PuzzleError::Unreadable(e.to_string())),
     };
     match result {
         Ok(p) => set.puzzles.push(p),
-        Err(reason) => set.bad.push(BadPuzzle { line, reason }),
+        Err(e) => set.bad.push(BadPuzzle {
+            line,
+            reason: e.to_string(),
+        }),
     }
 }
 
@@ -280,7 +343,7 @@ struct PgnMoves {
 impl Visitor for PuzzleVisitor {
     type Tags = GameInfo;
     type Movetext = PgnMoves;
-    type Output = std::result::Result<Puzzle, String>;
+    type Output = std::result::Result<Puzzle, PuzzleError>;
 
     fn begin_tags(&mut self) -> ControlFlow<Self::Output, GameInfo> {
         ControlFlow::Continue(GameInfo::default())
@@ -298,13 +361,11 @@ impl Visitor for PuzzleVisitor {
 
     fn begin_movetext(&mut self, tags: GameInfo) -> ControlFlow<Self::Output, PgnMoves> {
         let Some(fen) = tags.start_fen else {
-            return ControlFlow::Break(Err(
-                "no FEN tag (a puzzle game starts from its FEN)".to_owned()
-            ));
+            return ControlFlow::Break(Err(PuzzleError::NoFenTag));
         };
         let start = match parse_puzzle_fen(&fen) {
             Ok(p) => p,
-            Err(e) => return ControlFlow::Break(Err(format!("FEN tag: {e}"))),
+            Err(e) => return ControlFlow::Break(Err(PuzzleError::FenTag(Box::new(e)))),
         };
         let mut id = match (known(&tags.white), known(&tags.black)) {
             (Some(w), Some(b)) => format!("{w}-{b}"),
@@ -337,7 +398,9 @@ impl Visitor for PuzzleVisitor {
                 let ply = game.moves.len() as u32;
                 let number = ply / 2 + 1;
                 let dots = if ply.is_multiple_of(2) { "." } else { "..." };
-                ControlFlow::Break(Err(format!("illegal move {number}{dots}{san_plus} ({e})")))
+                ControlFlow::Break(Err(PuzzleError::IllegalMove(format!(
+                    "{number}{dots}{san_plus} ({e})"
+                ))))
             }
         }
     }
@@ -348,7 +411,7 @@ impl Visitor for PuzzleVisitor {
 
     fn end_game(&mut self, game: PgnMoves) -> Self::Output {
         let Some(&first) = game.moves.first() else {
-            return Err("no moves: the solution is missing".to_owned());
+            return Err(PuzzleError::NoMoves);
         };
         let mate_in = game
             .pos
