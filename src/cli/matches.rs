@@ -124,7 +124,6 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         tc,
         openings,
         max_plies: args.max_moves.saturating_mul(2),
-        sprt: None,
     };
     let mut pgn = match &args.pgn {
         Some(path) => Some(std::io::BufWriter::new(

@@ -23,7 +23,6 @@ use crate::chess::moves::uci;
 use crate::chess::{game, hash};
 use crate::engines::client::Engine;
 use crate::engines::info::{Analysis, parse_info};
-use crate::measure::sprt::{Sprt, SprtParams};
 use crate::{Error, Result};
 
 /// How an engine is started and configured.
@@ -120,9 +119,6 @@ pub struct MatchOptions {
     pub openings: Vec<Chess>,
     /// Adjudicate a draw after this many plies.
     pub max_plies: u32,
-    /// Stop when this SPRT decides (games counted in pairs of one opening); `games` is
-    /// then the cap.
-    pub sprt: Option<SprtParams>,
 }
 
 /// Starts engine `spec` (handshake, options, `isready`); failures name the engine and
@@ -148,7 +144,6 @@ pub fn run(
     }
     let mut engines: [Option<Engine>; 2] = [None, None];
     let mut summary = Summary::default();
-    let mut sprt = opts.sprt.map(Sprt::new);
     for number in 1..=opts.games {
         let opening = &opts.openings[((number - 1) / 2) % opts.openings.len()];
         // The first engine has White in odd games.
@@ -169,19 +164,7 @@ pub fn run(
             opts.max_plies,
         );
         summary.add(&record, loser);
-        let decided = sprt.as_mut().and_then(|t| {
-            let verdict = t.add_game(((number - 1) / 2) as u64, record.score_of(0));
-            summary.sprt = Some(t.report());
-            verdict
-        });
         on_game(&record, &summary);
-        if decided.is_some() {
-            break;
-        }
-    }
-    if let Some(t) = sprt.as_mut() {
-        t.finish();
-        summary.sprt = Some(t.report());
     }
     Ok(summary)
 }

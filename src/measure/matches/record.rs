@@ -186,9 +186,6 @@ pub struct Summary {
     pub failures: [usize; 2],
     /// Mean game length in plies.
     pub mean_plies: f64,
-    /// The SPRT's state, when the match runs one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sprt: Option<crate::measure::sprt::SprtReport>,
 }
 
 impl Summary {
