@@ -153,6 +153,40 @@ mod tests {
         Tablebases::load(tables.to_str().unwrap()).unwrap()
     }
 
+    /// python-chess's probes of the shared tables (`scripts/golden/syzygy.py`): FEN, WDL
+    /// and DTZ of 35,000 random positions.
+    fn golden_probes() -> Vec<(String, i32, i32)> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut text = String::new();
+        zstd::Decoder::new(std::fs::File::open(root.join("tests/golden/syzygy.csv.zst")).unwrap())
+            .unwrap()
+            .read_to_string(&mut text)
+            .unwrap();
+        text.lines()
+            .skip(1)
+            .map(|line| {
+                let f: Vec<&str> = line.split(',').collect();
+                (
+                    f[0].to_owned(),
+                    f[1].parse().unwrap(),
+                    f[2].parse().unwrap(),
+                )
+            })
+            .collect()
+    }
+
+    /// A one-thread searcher with the `material` evaluator and the shared tables.
+    fn searcher_with_tables() -> crate::search::Searcher {
+        use crate::eval::Evaluator;
+        let (tb, _) = shared_tables();
+        let mut searcher = crate::search::Searcher::new(
+            std::sync::Arc::new(Evaluator::builtin("material").unwrap()),
+            1,
+        );
+        searcher.set_tablebase(Some(std::sync::Arc::new(tb)));
+        searcher
+    }
+
     /// WDL and DTZ of 35,000 random positions (1,000 of each 3- and 4-piece material)
     /// equal python-chess's probes of the same tables (`scripts/golden/syzygy.py`).
     #[test]
@@ -160,22 +194,13 @@ mod tests {
     fn probes_equal_python_chess() {
         let (tb, files) = shared_tables();
         assert_eq!(files, 70);
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut text = String::new();
-        zstd::Decoder::new(std::fs::File::open(root.join("tests/golden/syzygy.csv.zst")).unwrap())
-            .unwrap()
-            .read_to_string(&mut text)
-            .unwrap();
-        let mut checked = 0;
-        for line in text.lines().skip(1) {
-            let mut f = line.split(',');
-            let (fen, wdl, dtz) = (f.next().unwrap(), f.next().unwrap(), f.next().unwrap());
+        let golden = golden_probes();
+        for (fen, wdl, dtz) in &golden {
             let pos = crate::chess::fen::parse_position(fen).unwrap();
-            assert_eq!(tb.wdl(&pos), Some(wdl.parse().unwrap()), "WDL of {fen}");
-            assert_eq!(tb.dtz(&pos), Some(dtz.parse().unwrap()), "DTZ of {fen}");
-            checked += 1;
+            assert_eq!(tb.wdl(&pos), Some(*wdl), "WDL of {fen}");
+            assert_eq!(tb.dtz(&pos), Some(*dtz), "DTZ of {fen}");
         }
-        assert_eq!(checked, 35_000);
+        assert_eq!(golden.len(), 35_000);
     }
 
     /// The score the engine reports at a root inside the tables has the sign of
@@ -185,17 +210,11 @@ mod tests {
     #[test]
     #[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data beside the clone")]
     fn root_scores_have_the_sign_of_python_chess_probes() {
-        use std::sync::Arc;
-
         use shakmaty::Position;
 
-        use crate::eval::Evaluator;
-        use crate::search::{Limits, Score, Searcher, TB_WIN};
+        use crate::search::{Limits, Score, TB_WIN};
 
-        let (tb, _) = shared_tables();
-        let tb = Arc::new(tb);
-        let mut searcher = Searcher::new(Arc::new(Evaluator::builtin("material").unwrap()), 1);
-        searcher.set_tablebase(Some(tb.clone()));
+        let mut searcher = searcher_with_tables();
         let limits = Limits {
             depth: Some(1),
             ..Limits::default()
@@ -210,18 +229,9 @@ mod tests {
                 Score::Mate(m) => panic!("{fen}: mate {m} from a tablebase root"),
             }
         };
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut text = String::new();
-        zstd::Decoder::new(std::fs::File::open(root.join("tests/golden/syzygy.csv.zst")).unwrap())
-            .unwrap()
-            .read_to_string(&mut text)
-            .unwrap();
         let mut seen = [[0; 3]; 2];
-        for line in text.lines().skip(1).step_by(5) {
-            let f: Vec<&str> = line.split(',').collect();
-            let (fen, wdl, dtz): (&str, i32, i32) =
-                (f[0], f[1].parse().unwrap(), f[2].parse().unwrap());
-            let Some(cp) = score_of(fen) else { continue };
+        for (fen, wdl, dtz) in golden_probes().into_iter().step_by(5) {
+            let Some(cp) = score_of(&fen) else { continue };
             let white = fen.split(' ').nth(1) == Some("w");
             seen[usize::from(white)][(wdl.signum() + 1) as usize] += 1;
             match wdl {
@@ -250,17 +260,12 @@ mod tests {
     #[test]
     #[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data beside the clone")]
     fn won_starts_are_converted_within_the_fifty_move_rule() {
-        use std::sync::Arc;
-
         use shakmaty::Position;
 
-        use crate::eval::Evaluator;
-        use crate::search::{Limits, Searcher};
+        use crate::search::Limits;
 
         let (tb, _) = shared_tables();
-        let tb = Arc::new(tb);
-        let mut searcher = Searcher::new(Arc::new(Evaluator::builtin("material").unwrap()), 1);
-        searcher.set_tablebase(Some(tb.clone()));
+        let mut searcher = searcher_with_tables();
         let limits = Limits {
             depth: Some(2),
             ..Limits::default()
