@@ -225,9 +225,7 @@ impl Error {
                 | Error::NotABook { .. }
         )
     }
-}
 
-impl Error {
     /// Wraps an I/O error with the path it happened on.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {

@@ -210,6 +210,14 @@ fn print(
         r0.mate_labels,
         r0.k
     )?;
+    write_table(&mut out, reports)
+}
+
+/// The measures of `reports` (one row per evaluator, static and after quiescence, and
+/// after the fixed-depth search when there was one) with their legend: `eval`'s table,
+/// which `tune` prints for the test part too.
+pub fn write_table(out: &mut dyn Write, reports: &[evaluate::Report]) -> anyhow::Result<()> {
+    let r0 = &reports[0];
     let depth_header = match r0.depth {
         Some(d) => {
             let c = |m: &str| format!("{m} d{d}");

@@ -196,22 +196,7 @@ fn print_held_out(
         "\ntest part, as `chessgraph eval` measures it ({} positions with a centipawn label, K = {:.6}):",
         reports[0].labelled, reports[0].k
     )?;
-    writeln!(
-        out,
-        "{:<16} {:>9} {:>9} {:>11}",
-        "evaluator", "τ static", "τ qsearch", "Texel loss"
-    )?;
-    for r in reports {
-        writeln!(
-            out,
-            "{:<16} {:>9} {:>9} {:>11}",
-            r.evaluator,
-            super::metric(r.static_eval.tau, 4),
-            super::metric(r.qsearch.tau, 4),
-            super::metric(r.static_eval.texel_loss, 6)
-        )?;
-    }
-    Ok(())
+    super::eval::write_table(out, reports)
 }
 
 /// The tuner's options from the arguments (the start evaluator checked to be linear).

@@ -78,6 +78,16 @@ pub enum CommandError {
     },
 }
 
+impl CommandError {
+    /// An option whose value names something that could not be loaded.
+    fn load(name: &'static str, e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        CommandError::Load {
+            name,
+            source: e.into(),
+        }
+    }
+}
+
 /// UCI option values kept by the reader thread.
 struct Options {
     hash: usize,
@@ -184,12 +194,6 @@ impl Engine {
                 }),
             }
         };
-        let load = |name: &'static str| {
-            move |e: Box<dyn std::error::Error + Send + Sync>| CommandError::Load {
-                name,
-                source: e,
-            }
-        };
         let empty = |v: &str| v.trim().is_empty() || v.trim() == "<empty>";
         match name.to_ascii_lowercase().as_str() {
             "hash" => {
@@ -212,7 +216,8 @@ impl Engine {
                 self.send(Job::Overhead(Duration::from_millis(ms)));
             }
             "evaluator" => {
-                let e = (self.resolve)(value.trim()).map_err(|e| load("Evaluator")(e.into()))?;
+                let e =
+                    (self.resolve)(value.trim()).map_err(|e| CommandError::load("Evaluator", e))?;
                 self.out
                     .line(&format!("info string evaluator {}", e.name()));
                 self.options.evaluator = value.trim().to_owned();
@@ -224,7 +229,7 @@ impl Engine {
                     self.options.book = None;
                 } else {
                     let book = Book::load(Path::new(value.trim()))
-                        .map_err(|e| load("BookFile")(e.into()))?;
+                        .map_err(|e| CommandError::load("BookFile", e))?;
                     self.out.line(&format!(
                         "info string book {} with {} entries",
                         value.trim(),
@@ -237,8 +242,8 @@ impl Engine {
                 if empty(&value) {
                     self.send(Job::Tablebase(None));
                 } else {
-                    let (tb, files) =
-                        Tablebases::load(value.trim()).map_err(|e| load("SyzygyPath")(e.into()))?;
+                    let (tb, files) = Tablebases::load(value.trim())
+                        .map_err(|e| CommandError::load("SyzygyPath", e))?;
                     self.out.line(&format!(
                         "info string syzygy: {files} tables, up to {} pieces",
                         tb.max_pieces()
@@ -316,15 +321,10 @@ impl Engine {
                 return true;
             }
         };
-        let result = self.command(cmd);
-        match result {
-            Ok(true) => true,
-            Ok(false) => false,
-            Err(e) => {
-                self.out.error(&error_chain(&e));
-                true
-            }
-        }
+        self.command(cmd).unwrap_or_else(|e| {
+            self.out.error(&error_chain(&e));
+            true
+        })
     }
 
     /// Carries out one command; `Ok(false)` on `quit`.
