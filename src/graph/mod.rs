@@ -206,7 +206,8 @@ pub fn edges(board: &Board, edges: &mut Vec<Edge>) {
 
 /// The edges from `piece` on `sq` to every occupied square it attacks (`attacks`), in
 /// ascending target order: a defence of its own side's pieces, an attack on the other's.
-#[inline]
+// Forced inline: in `analyze`'s loop over every piece of 171k positions a call cost 5 %.
+#[inline(always)]
 fn push_edges(board: &Board, sq: Square, piece: Piece, attacks: Bitboard, edges: &mut Vec<Edge>) {
     let own = board.by_color(piece.color);
     for to in attacks & board.occupied() {
