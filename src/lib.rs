@@ -10,7 +10,8 @@
 //! 2. Readers: [`data`]: input formats (CSV, PGN with `[%eval]`, EPD, the Lichess
 //!    database, puzzles), labels and game results.
 //! 3. Positions: [`graph`]: the attack/defense graph and the graph-features study's features.
-//! 4. Evaluation: [`nnue`]: the network's inference and its accumulators; [`eval`]: the
+//! 4. Evaluation: [`nnue`]: the network's inference and its accumulators; [`nets`]: the
+//!    studies' convolutional networks (candle); [`eval`]: the
 //!    evaluator — linear terms with tapered weights, or a network — its file format and
 //!    built-ins.
 //! 5. Search: [`search`]: alpha-beta, quiescence, the mate search.
@@ -44,6 +45,8 @@ pub mod graph;
 pub mod heatmap;
 pub mod label;
 pub mod measure;
+#[cfg(feature = "nets")]
+pub mod nets;
 pub mod nnue;
 pub mod players;
 pub mod report;
@@ -58,9 +61,9 @@ pub use error::{Error, Result};
 
 /// The modules in pipeline order: each may use only those before it in this list.
 pub const LAYERS: &[&str] = &[
-    "error", "chess", "engines", "data", "graph", "nnue", "eval", "search", "db", "fit", "tune",
-    "train", "players", "uci", "datagen", "label", "measure", "columnar", "heatmap", "report",
-    "serve",
+    "error", "chess", "engines", "data", "graph", "nnue", "nets", "eval", "search", "db", "fit",
+    "tune", "train", "players", "uci", "datagen", "label", "measure", "columnar", "heatmap",
+    "report", "serve",
 ];
 
 #[cfg(test)]
