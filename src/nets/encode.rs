@@ -41,7 +41,7 @@ impl Encoding {
     }
 
     /// Numbers per position (`planes × 64`).
-    pub const fn len(self) -> usize {
+    pub const fn inputs(self) -> usize {
         self.planes() * SQUARES
     }
 
@@ -58,13 +58,13 @@ impl Encoding {
         Encoding::ALL.into_iter().find(|e| e.as_str() == s)
     }
 
-    /// Writes the planes of `pos` into `out` (`self.len()` numbers, every one written).
+    /// Writes the planes of `pos` into `out` (`self.inputs()` numbers, every one written).
     ///
     /// # Panics
     ///
-    /// If `out` is not `self.len()` long.
+    /// If `out` is not `self.inputs()` long.
     pub fn write(self, pos: &Chess, out: &mut [f32]) {
-        assert_eq!(out.len(), self.len(), "plane buffer length");
+        assert_eq!(out.len(), self.inputs(), "plane buffer length");
         out.fill(0.0);
         let board = pos.board();
         for (sq, piece) in board.iter() {
@@ -137,7 +137,7 @@ mod tests {
     #[test]
     fn start_position_planes() {
         let pos = Chess::default();
-        let mut out = vec![9.0; Encoding::AlphaZero.len()];
+        let mut out = vec![9.0; Encoding::AlphaZero.inputs()];
         Encoding::AlphaZero.write(&pos, &mut out);
         let plane = |p: usize| &out[p * 64..(p + 1) * 64];
         // White pawns on the second rank, Black king on e8.
@@ -156,7 +156,7 @@ mod tests {
     fn study_attack_planes() {
         // White: Ke1, Rh1; Black: Ke8, pawn d5. Black to move.
         let pos = parse_position("4k3/8/8/3p4/8/8/8/4K2R b K - 0 1").unwrap();
-        let mut out = vec![0.0; Encoding::Study.len()];
+        let mut out = vec![0.0; Encoding::Study.inputs()];
         Encoding::Study.write(&pos, &mut out);
         let white = &out[12 * 64..13 * 64];
         let black = &out[13 * 64..14 * 64];
@@ -174,7 +174,7 @@ mod tests {
     #[test]
     fn en_passant_plane_only_when_legal() {
         let pos = parse_position("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2").unwrap();
-        let mut out = vec![0.0; Encoding::AlphaZero.len()];
+        let mut out = vec![0.0; Encoding::AlphaZero.inputs()];
         Encoding::AlphaZero.write(&pos, &mut out);
         assert_eq!(out[17 * 64 + usize::from(Square::D6)], 1.0);
         assert_eq!(out[12 * 64], 1.0);

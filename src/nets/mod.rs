@@ -118,8 +118,8 @@ pub fn encode_batch<'a>(
     positions: impl ExactSizeIterator<Item = &'a Chess>,
 ) -> candle_core::Result<Tensor> {
     let n = positions.len();
-    let mut data = vec![0f32; n * encoding.len()];
-    for (pos, out) in positions.zip(data.chunks_exact_mut(encoding.len())) {
+    let mut data = vec![0f32; n * encoding.inputs()];
+    for (pos, out) in positions.zip(data.chunks_exact_mut(encoding.inputs())) {
         encoding.write(pos, out);
     }
     Tensor::from_vec(data, (n, encoding.planes(), 8, 8), &Device::Cpu)
