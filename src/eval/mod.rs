@@ -61,6 +61,14 @@ pub const BUILTIN_NAMES: [&str; 4] = ["material", "simplified", "seed003", "nnue
 /// network, which beats the tuned linear evaluators in games.
 pub const DEFAULT_EVALUATOR: &str = "nnue";
 
+/// The evaluator name of a model file: its file name without the extension.
+fn file_stem(path: &Path) -> String {
+    path.file_stem().map_or_else(
+        || path.display().to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    )
+}
+
 /// Tapers middlegame and endgame sums by `phase` (0..=24), truncating toward zero, and
 /// clamps to ±[`EVAL_LIMIT`].
 #[inline]
@@ -217,6 +225,9 @@ pub enum Model {
     Linear(Linear),
     /// An NNUE.
     Network(Arc<Network>),
+    /// One of the studies' convolutional value networks ([`crate::nets`]).
+    #[cfg(feature = "nets")]
+    Deep(Arc<crate::nets::Net>),
 }
 
 /// A linear evaluator's tapered weights, with the term groups they use (so that terms
@@ -241,6 +252,8 @@ impl PartialEq for Evaluator {
             && match (&self.model, &other.model) {
                 (Model::Linear(a), Model::Linear(b)) => a.weights == b.weights,
                 (Model::Network(a), Model::Network(b)) => a == b,
+                #[cfg(feature = "nets")]
+                (Model::Deep(a), Model::Deep(b)) => a == b,
                 _ => false,
             }
     }
@@ -276,6 +289,21 @@ impl Evaluator {
         }
     }
 
+    /// An evaluator that runs a value network of the studies (`cnn-study`, `cnn-eval`,
+    /// `policy-value`'s value head).
+    #[cfg(feature = "nets")]
+    pub fn from_net(name: impl Into<String>, net: crate::nets::Net) -> Evaluator {
+        let mut provenance = Provenance::default();
+        if let Some(obj) = net.header().provenance.as_object() {
+            provenance.extra = obj.clone().into_iter().collect();
+        }
+        Evaluator {
+            name: name.into(),
+            provenance,
+            model: Model::Deep(Arc::new(net)),
+        }
+    }
+
     /// What the evaluator computes with.
     pub fn model(&self) -> &Model {
         &self.model
@@ -285,7 +313,7 @@ impl Evaluator {
     pub fn network(&self) -> Option<&Arc<Network>> {
         match &self.model {
             Model::Network(net) => Some(net),
-            Model::Linear(_) => None,
+            _ => None,
         }
     }
 
@@ -303,7 +331,7 @@ impl Evaluator {
     pub fn weights(&self) -> Option<&Weights> {
         match &self.model {
             Model::Linear(linear) => Some(&linear.weights),
-            Model::Network(_) => None,
+            _ => None,
         }
     }
 
@@ -330,6 +358,8 @@ impl Evaluator {
                 let v = net.evaluate(pos).clamp(-EVAL_LIMIT, EVAL_LIMIT);
                 if pos.turn() == Color::White { v } else { -v }
             }
+            #[cfg(feature = "nets")]
+            Model::Deep(net) => net.evaluate(pos).clamp(-EVAL_LIMIT, EVAL_LIMIT),
             Model::Linear(Linear { weights, groups }) => {
                 let mut sum = WeightedSum {
                     mg_w: &weights.mg,
@@ -382,11 +412,14 @@ impl Evaluator {
     /// [`crate::nnue::network`]; named after the file).
     pub fn load(path: &Path) -> Result<Evaluator> {
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        #[cfg(feature = "nets")]
+        if crate::nets::Net::is_net_file(&bytes)
+            || path.extension().is_some_and(|x| x == "safetensors")
+        {
+            return Evaluator::load_net(&bytes, path);
+        }
         if Network::is_network_file(&bytes) {
-            let name = path.file_stem().map_or_else(
-                || path.display().to_string(),
-                |s| s.to_string_lossy().into_owned(),
-            );
+            let name = file_stem(path);
             let net = Network::from_bytes(&bytes, &path.display().to_string()).map_err(|e| {
                 Error::EvaluatorFile {
                     path: path.to_owned(),
@@ -411,10 +444,38 @@ impl Evaluator {
         file::load(path)
     }
 
+    /// A value network's model file as an evaluator; a policy-only net is refused.
+    #[cfg(feature = "nets")]
+    fn load_net(bytes: &[u8], path: &Path) -> Result<Evaluator> {
+        let net = crate::nets::Net::from_bytes(bytes, path).map_err(|e| Error::EvaluatorFile {
+            path: path.to_owned(),
+            reason: match e {
+                crate::nets::NetError::Format { reason, .. } => reason,
+                other => other.to_string(),
+            },
+        })?;
+        if !net.arch().has_value() {
+            return Err(Error::EvaluatorFile {
+                path: path.to_owned(),
+                reason: format!(
+                    "a {} network has no value head, so it evaluates nothing (play it with \
+                     `policy:model=FILE`)",
+                    net.arch().as_str()
+                ),
+            });
+        }
+        Ok(Evaluator::from_net(file_stem(path), net))
+    }
+
     /// Writes the evaluator: a network evaluator as a network file, a linear one as an
     /// evaluator file (see [`mod@file`]).
     pub fn save(&self, path: &Path) -> Result<()> {
         match &self.model {
+            #[cfg(feature = "nets")]
+            Model::Deep(net) => net.save(path).map_err(|e| Error::EvaluatorFile {
+                path: path.to_owned(),
+                reason: e.to_string(),
+            }),
             Model::Network(net) => net.save(path).map_err(|e| Error::io(path, e)),
             Model::Linear(_) => file::save(self, path),
         }

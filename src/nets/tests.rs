@@ -175,3 +175,67 @@ fn seeded_vars_are_reproducible() {
     assert_eq!(net(Arch::ResnetPolicy, 5), net(Arch::ResnetPolicy, 5));
     assert_ne!(net(Arch::ResnetPolicy, 5), net(Arch::ResnetPolicy, 6));
 }
+
+/// The forward pass of every architecture equals numpy's on python-chess's planes, on
+/// model files written by an independent writer (`scripts/golden/nets.py`).
+#[test]
+fn forward_pass_matches_numpy() {
+    let golden: serde_json::Value =
+        serde_json::from_str(include_str!("../../tests/golden/nets/golden.json")).unwrap();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/nets");
+    for arch in Arch::ALL {
+        let packed = std::fs::read(dir.join(format!("{}.safetensors.zst", arch.as_str()))).unwrap();
+        let bytes = zstd::decode_all(&packed[..]).unwrap();
+        let net = Net::from_bytes(&bytes, Path::new(arch.as_str())).unwrap();
+        assert_eq!(net.arch(), arch);
+        let rows = golden[arch.as_str()].as_array().unwrap();
+        let positions: Vec<Chess> = rows
+            .iter()
+            .map(|r| parse_position(r["fen"].as_str().unwrap()).unwrap())
+            .collect();
+        let out = net.forward(positions.iter()).unwrap();
+        let values = out.value.map(|v| flat(&v).unwrap());
+        let logits = out.policy.map(|p| p.to_vec2::<f32>().unwrap());
+        for (i, (row, pos)) in rows.iter().zip(&positions).enumerate() {
+            match (&values, row["value"].as_f64()) {
+                (Some(v), Some(want)) => {
+                    assert!(
+                        (f64::from(v[i]) - want).abs() < 1e-5,
+                        "{} value {i}: {} vs {want}",
+                        arch.as_str(),
+                        v[i]
+                    )
+                }
+                (None, None) => {}
+                _ => panic!(
+                    "{}: value head disagrees with the golden file",
+                    arch.as_str()
+                ),
+            }
+            let Some(moves) = row.get("moves").and_then(|m| m.as_object()) else {
+                assert!(logits.is_none());
+                continue;
+            };
+            let logits = &logits.as_ref().unwrap()[i];
+            let legal = pos.legal_moves();
+            assert_eq!(moves.len(), legal.len());
+            for m in &legal {
+                let uci = crate::chess::moves::uci(m);
+                let want = &moves[&uci];
+                let index = policy_index(m);
+                assert_eq!(
+                    index as u64,
+                    want[0].as_u64().unwrap(),
+                    "{uci} in {}",
+                    row["fen"]
+                );
+                let want = want[1].as_f64().unwrap();
+                assert!(
+                    (f64::from(logits[index]) - want).abs() < 1e-5,
+                    "{uci}: {} vs {want}",
+                    logits[index]
+                );
+            }
+        }
+    }
+}
