@@ -18,7 +18,8 @@
 //! 6. Store and stages: [`db`]: the SQLite store — migrations, import, analyze, stats,
 //!    labels, stored evaluators and runs.
 //! 7. Learning: [`fit`]: the split, the studies' regressions, metrics, ratings; [`tune`]:
-//!    Texel tuning; [`train`]: the NNUE trainer.
+//!    Texel tuning; [`train`]: the NNUE trainer; [`nettrain`]: the trainer of the
+//!    studies' networks.
 //! 8. Play: [`players`]: the studies' players and the engine behind one interface;
 //!    [`uci`]: the UCI engine loop.
 //! 9. Data making: [`datagen`]: self-play positions; [`label`]: labels from any engine.
@@ -47,6 +48,8 @@ pub mod label;
 pub mod measure;
 #[cfg(feature = "nets")]
 pub mod nets;
+#[cfg(feature = "nets")]
+pub mod nettrain;
 pub mod nnue;
 pub mod players;
 pub mod report;
@@ -62,8 +65,8 @@ pub use error::{Error, Result};
 /// The modules in pipeline order: each may use only those before it in this list.
 pub const LAYERS: &[&str] = &[
     "error", "chess", "engines", "data", "graph", "nnue", "nets", "eval", "search", "db", "fit",
-    "tune", "train", "players", "uci", "datagen", "label", "measure", "columnar", "heatmap",
-    "report", "serve",
+    "tune", "train", "nettrain", "players", "uci", "datagen", "label", "measure", "columnar",
+    "heatmap", "report", "serve",
 ];
 
 #[cfg(test)]

@@ -39,6 +39,9 @@ enum Command {
     Label(cli::label::Args),
     /// Train an NNUE (768 or 2,304 inputs → H → 1, optional output buckets) on the database's labelled positions, on the CPU, and write the network file.
     Train(cli::train::Args),
+    /// Train one of the studies' networks (cnn-study, cnn-eval, resnet-policy, policy-value) with candle on the CPU, and write the model file.
+    #[cfg(feature = "nets")]
+    TrainNet(cli::train_net::Args),
     /// Evaluate positions (file or database) with evaluators, static and after quiescence; Kendall τ, Pearson, RMSE against labels.
     Eval(cli::eval::Args),
     /// Write an evaluator file: a built-in, one stored by `tune`, or a stored linear fit (--fit N).
@@ -76,6 +79,8 @@ fn main() -> ExitCode {
         Command::Datagen(args) => cli::datagen::run(&cli.db, args),
         Command::Label(args) => cli::label::run(&cli.db, args),
         Command::Train(args) => cli::train::run(&cli.db, args),
+        #[cfg(feature = "nets")]
+        Command::TrainNet(args) => cli::train_net::run(&cli.db, args),
         Command::Eval(args) => cli::eval::run(&cli.db, args),
         Command::ExportEvaluator(args) => cli::export_evaluator::run(&cli.db, args),
         #[cfg(feature = "parquet")]

@@ -39,6 +39,8 @@ pub mod solve;
 pub mod stats;
 pub mod tournament;
 pub mod train;
+#[cfg(feature = "nets")]
+pub mod train_net;
 pub mod tune;
 
 use std::path::Path;

@@ -217,6 +217,8 @@ pub struct LabelledRow {
     pub result: Option<GameResult>,
     /// Its part of the split.
     pub part: Part,
+    /// The best move stored for it (UCI), when one is.
+    pub best_move: Option<String>,
 }
 
 /// Every position, by id, with the label `labels` picks, its result and its split part
@@ -274,6 +276,7 @@ pub fn labelled_rows_from(
             result: result.as_deref().and_then(GameResult::parse),
             part: Part::parse(&part)
                 .ok_or_else(|| Error::Invalid(format!("splits: unknown part {part:?}")))?,
+            best_move: None,
         });
     }
     Ok(out)

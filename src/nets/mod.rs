@@ -234,6 +234,11 @@ impl Net {
         self.header.arch
     }
 
+    /// The layers.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
     /// The named tensors, sorted by name.
     pub fn tensors(&self) -> &[(String, Tensor)] {
         &self.tensors
