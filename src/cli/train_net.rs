@@ -276,10 +276,8 @@ fn train_with_progress(
                 figures(valid),
                 if best.is_some() { " (best)" } else { "" }
             );
-            if let Some(net) = best {
-                if let Err(e) = net.save(&args.out) {
-                    failed.get_or_insert(anyhow::Error::new(e).context("writing the checkpoint"));
-                }
+            if let Some(Err(e)) = best.map(|net| net.save(&args.out)) {
+                failed.get_or_insert(anyhow::Error::new(e).context("writing the checkpoint"));
             }
             bar.suspend(|| {
                 if let Err(e) = writeln!(out, "{line}") {

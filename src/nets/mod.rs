@@ -67,7 +67,7 @@ pub enum NetError {
         /// The header's architecture.
         arch: &'static str,
         /// candle's error.
-        source: candle_core::Error,
+        source: Box<candle_core::Error>,
     },
     /// The model has no such head.
     #[error("{arch} has no {head} head")]
@@ -79,10 +79,16 @@ pub enum NetError {
     },
     /// A tensor operation failed.
     #[error("tensor computation: {0}")]
-    Candle(#[from] candle_core::Error),
+    Candle(Box<candle_core::Error>),
     /// The model could not be serialized.
     #[error("cannot write the model: {0}")]
     Encode(String),
+}
+
+impl From<candle_core::Error> for NetError {
+    fn from(e: candle_core::Error) -> Self {
+        NetError::Candle(Box::new(e))
+    }
 }
 
 /// A loaded network.
@@ -138,7 +144,7 @@ impl Net {
             Model::new(header.arch, header.shape, vb).map_err(|source| NetError::Weights {
                 path: path.to_owned(),
                 arch: header.arch.as_str(),
-                source,
+                source: Box::new(source),
             })?;
         let mut tensors = tensors;
         tensors.sort_by(|a, b| a.0.cmp(&b.0));

@@ -76,12 +76,18 @@ pub enum NetTrainError {
     },
     /// A network operation failed.
     #[error(transparent)]
-    Net(#[from] NetError),
+    Net(Box<NetError>),
+}
+
+impl From<NetError> for NetTrainError {
+    fn from(e: NetError) -> Self {
+        NetTrainError::Net(Box::new(e))
+    }
 }
 
 impl From<candle_core::Error> for NetTrainError {
     fn from(e: candle_core::Error) -> Self {
-        NetTrainError::Net(NetError::Candle(e))
+        NetError::from(e).into()
     }
 }
 

@@ -14,6 +14,8 @@ mod learn;
 mod lichess;
 mod matches;
 mod moves;
+#[cfg(feature = "nets")]
+mod nets;
 mod nnue;
 mod pipes;
 mod players;

@@ -1,0 +1,126 @@
+//! The studies' networks from the command line: `train-net` trains a tiny model on a
+//! fixture in seconds, and the model file works wherever an evaluator is taken (`eval`,
+//! the engine's `Evaluator` option, `minimax:evaluator=`); damaged and foreign model files
+//! are clear errors.
+
+use crate::cgtest;
+use crate::util::{Dir, fixture};
+
+/// Trains a tiny `arch` model on the database into `out`; returns the output.
+fn train_tiny(dir: &Dir, arch: &str, out: &str, extra: &[&str]) -> String {
+    let mut args = vec![
+        "train-net",
+        "--arch",
+        arch,
+        "--channels",
+        "4",
+        "--blocks",
+        "2",
+        "--epochs",
+        "3",
+        "--batch",
+        "128",
+        "--out",
+        out,
+    ];
+    args.extend_from_slice(extra);
+    dir.ok(&args)
+}
+
+cgtest!(cnn_trains_and_evaluates, |dir| {
+    dir.ok(&["import", &fixture("positions-2000.csv")]);
+    let out = train_tiny(&dir, "cnn-study", "tiny.safetensors", &[]);
+    assert!(
+        out.contains("training cnn-study (4 channels × 2 conv layers)"),
+        "{out}"
+    );
+    assert!(out.contains("epoch   1: train loss"), "{out}");
+    assert!(out.contains("wrote tiny.safetensors"), "{out}");
+    assert!(out.contains("test part: loss"), "{out}");
+    // The valid loss of the kept epoch falls from the first.
+    let valid: Vec<f64> = out
+        .lines()
+        .filter_map(|l| l.split("valid loss ").nth(1))
+        .map(|l| l.split(',').next().unwrap().parse().unwrap())
+        .collect();
+    assert!(valid.len() >= 2, "{out}");
+    assert!(valid.iter().skip(1).any(|&v| v < valid[0]), "{valid:?}");
+
+    // `eval` measures it beside a built-in.
+    let table = dir.ok(&[
+        "eval",
+        "--evaluator",
+        "material,tiny.safetensors",
+        "--quiet",
+    ]);
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("tiny.safetensors"))
+        .unwrap();
+    let tau: f64 = row.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert!(tau.is_finite() && tau > -1.0 && tau <= 1.0, "{row}");
+
+    // The engine searches with it and reports nodes per second.
+    let uci = dir.run_stdin(
+        &["engine"],
+        b"uci\nsetoption name Evaluator value tiny.safetensors\nposition startpos\ngo depth 2\nquit\n",
+    );
+    let text = String::from_utf8_lossy(&uci.stdout);
+    assert!(text.contains("info string evaluator tiny"), "{text}");
+    assert!(text.contains(" nps "), "{text}");
+    assert!(text.contains("bestmove "), "{text}");
+
+    // The players study's Minimax+CNN.
+    let uci = dir.run_stdin(
+        &[
+            "engine",
+            "--player",
+            "minimax:depth=2,evaluator=tiny.safetensors",
+        ],
+        b"uci\nposition startpos moves e2e4\ngo\nquit\n",
+    );
+    let text = String::from_utf8_lossy(&uci.stdout);
+    assert!(text.contains("bestmove "), "{text}");
+
+    // Resuming from the model: same architecture and size only.
+    let out = train_tiny(
+        &dir,
+        "cnn-study",
+        "again.safetensors",
+        &["--init", "tiny.safetensors"],
+    );
+    assert!(out.contains("wrote again.safetensors"), "{out}");
+    let err = dir.run(&[
+        "train-net",
+        "--arch",
+        "cnn-eval",
+        "--out",
+        "x.safetensors",
+        "--init",
+        "tiny.safetensors",
+    ]);
+    assert!(!err.status.success());
+    let msg = String::from_utf8_lossy(&err.stderr);
+    assert!(msg.contains("the starting network is cnn-study"), "{msg}");
+});
+
+cgtest!(bad_model_files_are_clear_errors, |dir| {
+    dir.ok(&["import", &fixture("positions-2000.csv")]);
+    train_tiny(&dir, "cnn-eval", "good.safetensors", &[]);
+    let good = std::fs::read(dir.path().join("good.safetensors")).unwrap();
+    dir.create("cut.safetensors", &good[..good.len() / 2]);
+    dir.create(
+        "nnue.safetensors",
+        b"CGNNUE\x01 not a safetensors file at all",
+    );
+    for (file, expect) in [
+        ("cut.safetensors", "truncated"),
+        ("nnue.safetensors", "not a safetensors file"),
+    ] {
+        let out = dir.run(&["eval", "--evaluator", file, "--quiet"]);
+        assert_eq!(out.status.code(), Some(1), "{file}");
+        let msg = String::from_utf8_lossy(&out.stderr);
+        assert!(msg.contains(file) && msg.contains(expect), "{file}: {msg}");
+        assert!(!msg.contains("panicked"), "{msg}");
+    }
+});
