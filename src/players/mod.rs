@@ -15,6 +15,8 @@
 //! | `minimax[:depth=D,evaluator=E]` | plain fixed-depth alpha-beta, depth 4 (the studies' bots) |
 //! | `mcts[:iterations=N,c=C,rollout=P,seed=S,evaluator=E]` | UCT Monte Carlo tree search |
 //! | `logistic:model=FILE` | the most probable move of a `fit moves` model (PUC-Rio) |
+//! | `cnn:model=FILE` | one ply on a value network's evaluation (PUC-Rio's "CNN") |
+//! | `policy:model=FILE` | the most probable legal move of a policy network |
 //!
 //! Players that take an `evaluator` use the one the command was given (`--evaluator`,
 //! default `seed003`, the graph-features study's evaluator) when the spec names none.
@@ -25,6 +27,8 @@ pub mod greedy;
 pub mod logistic;
 pub mod mcts;
 pub mod minimax;
+#[cfg(feature = "nets")]
+pub mod nets;
 pub mod random;
 pub mod spec;
 pub mod stopping;
@@ -104,7 +108,9 @@ impl Player for Searcher {
 }
 
 /// Names of the players [`build`] knows, for help texts and errors.
-pub const PLAYER_NAMES: &[&str] = &["engine", "random", "greedy", "minimax", "mcts", "logistic"];
+pub const PLAYER_NAMES: &[&str] = &[
+    "engine", "random", "greedy", "minimax", "mcts", "logistic", "cnn", "policy",
+];
 
 /// Turns an evaluator spec (built-in name, file, stored name) into an evaluator.
 pub type Resolve<'a> = dyn Fn(&str) -> crate::Result<Evaluator> + 'a;
@@ -124,6 +130,41 @@ pub enum Settings {
     Mcts(mcts::MctsSettings, Arc<Evaluator>),
     /// A `fit moves` model file.
     Logistic(std::path::PathBuf),
+    /// A network model file: played one ply on its value (`cnn`) or by its policy
+    /// (`policy`).
+    Net(NetPlay, std::path::PathBuf),
+}
+
+/// How a network plays.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum NetPlay {
+    /// One ply on the value head.
+    Cnn,
+    /// The most probable move of the policy head.
+    Policy,
+}
+
+impl NetPlay {
+    fn as_str(self) -> &'static str {
+        match self {
+            NetPlay::Cnn => "cnn",
+            NetPlay::Policy => "policy",
+        }
+    }
+}
+
+/// The `model=` value of `spec`, required.
+fn model_path(spec: &Spec, what: &str) -> Result<std::path::PathBuf, SpecError> {
+    let path = spec.get("model").unwrap_or_default();
+    if path.is_empty() {
+        return Err(SpecError::Value {
+            player: spec.name.clone(),
+            key: "model".into(),
+            value: path.into(),
+            why: format!("required: {what}"),
+        });
+    }
+    Ok(path.into())
 }
 
 impl Settings {
@@ -182,16 +223,22 @@ impl Settings {
             }
             "logistic" => {
                 spec.check_keys(&["model"])?;
-                let path = spec.get("model").unwrap_or_default();
-                if path.is_empty() {
-                    return Err(SpecError::Value {
-                        player: spec.name.clone(),
-                        key: "model".into(),
-                        value: path.into(),
-                        why: "required: a model file of `chessgraph fit moves --out`".into(),
-                    });
-                }
-                Settings::Logistic(path.into())
+                Settings::Logistic(model_path(
+                    spec,
+                    "a model file of `chessgraph fit moves --out`",
+                )?)
+            }
+            "cnn" | "policy" => {
+                spec.check_keys(&["model"])?;
+                let play = if spec.name == "cnn" {
+                    NetPlay::Cnn
+                } else {
+                    NetPlay::Policy
+                };
+                Settings::Net(
+                    play,
+                    model_path(spec, "a model file of `chessgraph train-net`")?,
+                )
             }
             other => return Err(SpecError::UnknownPlayer(other.to_owned())),
         })
@@ -223,8 +270,51 @@ impl Settings {
                 })?;
                 Box::new(p)
             }
+            Settings::Net(play, path) => net_player(play, &path)?,
         })
     }
+}
+
+/// Reads a network model file for `play`, checking it has the head that play needs.
+#[cfg(feature = "nets")]
+fn net_player(play: NetPlay, path: &std::path::Path) -> Result<Box<dyn Player>, SpecError> {
+    let refuse = |why: String| SpecError::Value {
+        player: play.as_str().into(),
+        key: "model".into(),
+        value: path.display().to_string(),
+        why,
+    };
+    let net = crate::nets::Net::load(path).map_err(|e| refuse(e.to_string()))?;
+    let model = path.display().to_string();
+    let arch = net.arch();
+    Ok(match play {
+        NetPlay::Cnn if arch.has_value() => Box::new(nets::CnnPlayer::new(Arc::new(net), model)),
+        NetPlay::Policy if arch.has_policy() => {
+            Box::new(nets::PolicyPlayer::new(Arc::new(net), model))
+        }
+        _ => {
+            return Err(refuse(format!(
+                "a {} network has no {} head",
+                arch.as_str(),
+                if play == NetPlay::Cnn {
+                    "value"
+                } else {
+                    "policy"
+                }
+            )));
+        }
+    })
+}
+
+/// Without the `nets` feature there is no network to play.
+#[cfg(not(feature = "nets"))]
+fn net_player(play: NetPlay, path: &std::path::Path) -> Result<Box<dyn Player>, SpecError> {
+    Err(SpecError::Value {
+        player: play.as_str().into(),
+        key: "model".into(),
+        value: path.display().to_string(),
+        why: "this chessgraph was built without the `nets` feature".into(),
+    })
 }
 
 /// Builds the player a spec names ([`Settings::check`], then [`Settings::build`]).

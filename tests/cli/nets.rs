@@ -82,6 +82,26 @@ cgtest!(cnn_trains_and_evaluates, |dir| {
     let text = String::from_utf8_lossy(&uci.stdout);
     assert!(text.contains("bestmove "), "{text}");
 
+    // The players study's "CNN": one ply on the network's value.
+    let uci = dir.run_stdin(
+        &["engine", "--player", "cnn:model=tiny.safetensors"],
+        b"uci\nposition startpos\ngo\nquit\n",
+    );
+    let text = String::from_utf8_lossy(&uci.stdout);
+    assert!(text.contains("info depth 1") && text.contains("bestmove "), "{text}");
+    // It takes a mate in one whatever the network thinks.
+    let uci = dir.run_stdin(
+        &["engine", "--player", "cnn:model=tiny.safetensors"],
+        b"uci\nposition fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\ngo\nquit\n",
+    );
+    let text = String::from_utf8_lossy(&uci.stdout);
+    assert!(text.contains("bestmove a1a8"), "{text}");
+    // A value net has no policy to play.
+    let out = dir.run(&["engine", "--player", "policy:model=tiny.safetensors"]);
+    assert!(!out.status.success());
+    let msg = String::from_utf8_lossy(&out.stderr);
+    assert!(msg.contains("a cnn-study network has no policy head"), "{msg}");
+
     // Resuming from the model: same architecture and size only.
     let out = train_tiny(
         &dir,
