@@ -152,9 +152,12 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     writeln!(
         out,
-        "kept epoch {}; test part: {}",
+        "kept epoch {}; test part: {} ({} positions measured in {:.2} s, {:.0} positions/s)",
         trained.best_epoch,
-        figures(&trained.test)
+        figures(&trained.test),
+        trained.test.positions,
+        trained.test_seconds,
+        trained.test.positions as f64 / trained.test_seconds.max(1e-9)
     )?;
     writeln!(
         out,
@@ -256,7 +259,6 @@ fn train_with_progress(
 ) -> anyhow::Result<nettrain::Trained> {
     let bar = Bar::new("train-net", Unit::Items("batches"), None, args.quiet);
     let mut failed: Option<anyhow::Error> = None;
-    let started = Instant::now();
     let trained = nettrain::train(set, opts, init, provenance, &mut |p| match p {
         NetProgress::Batch(epoch, done, total, loss) => {
             let total = total as u64;
@@ -267,12 +269,13 @@ fn train_with_progress(
         NetProgress::Epoch {
             epoch,
             train_loss,
+            seconds,
             valid,
             best,
         } => {
-            let rate = (set.train.len() * epoch) as f64 / started.elapsed().as_secs_f64();
+            let rate = set.train.len() as f64 / seconds.max(1e-9);
             let line = format!(
-                "epoch {epoch:>3}: train loss {train_loss:.5}, valid {}{}, {rate:.0} positions/s",
+                "epoch {epoch:>3}: train loss {train_loss:.5}, valid {}{}, {rate:.0} positions/s trained",
                 figures(valid),
                 if best.is_some() { " (best)" } else { "" }
             );

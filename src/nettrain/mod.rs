@@ -102,6 +102,8 @@ pub enum NetProgress<'a> {
         epoch: usize,
         /// Mean training loss of the epoch.
         train_loss: f64,
+        /// Seconds the epoch's training steps took (measuring left out).
+        seconds: f64,
         /// The valid part measured after it.
         valid: &'a PartMetrics,
         /// The snapshot, when the epoch is the best so far.
@@ -125,6 +127,8 @@ pub struct Trained {
     pub positions_seen: usize,
     /// Training seconds (measuring included).
     pub seconds: f64,
+    /// Seconds the test part's measuring took (batched inference).
+    pub test_seconds: f64,
 }
 
 /// Variables to train: fresh seeded ones, or a copy of `init`'s.
@@ -245,6 +249,7 @@ pub fn train(
             order.swap(i, rng.below(i + 1));
         }
         let mut sum = 0.0;
+        let epoch_start = Instant::now();
         for (b, chunk) in order.chunks(opts.batch).enumerate() {
             let batch: Vec<&Sample> = chunk.iter().map(|&i| &data.train[i]).collect();
             let (loss, _) = batch_loss(&model, opts.arch, &batch, opts.k)?;
@@ -256,6 +261,7 @@ pub fn train(
             progress(NetProgress::Batch(epoch, b + 1, batches, l));
         }
         epochs_run = epoch;
+        let seconds = epoch_start.elapsed().as_secs_f64();
         let valid = metrics::measure(&model, opts.arch, &data.valid, opts.k)?;
         let better = best.as_ref().is_none_or(|(_, _, m)| valid.loss < m.loss);
         if better {
@@ -268,6 +274,7 @@ pub fn train(
         progress(NetProgress::Epoch {
             epoch,
             train_loss: sum / data.train.len() as f64,
+            seconds,
             valid: &valid,
             best: best.as_ref().filter(|_| better).map(|b| &b.0),
         });
@@ -276,7 +283,9 @@ pub fn train(
         }
     }
     let (net, best_epoch, valid) = best.expect("at least one epoch ran");
+    let test_start = Instant::now();
     let test = net_metrics(&net, &data.test, opts)?;
+    let test_seconds = test_start.elapsed().as_secs_f64();
     Ok(Trained {
         net,
         best_epoch,
@@ -285,6 +294,7 @@ pub fn train(
         test,
         positions_seen: data.train.len() * epochs_run,
         seconds: started.elapsed().as_secs_f64(),
+        test_seconds,
     })
 }
 

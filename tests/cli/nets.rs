@@ -88,7 +88,10 @@ cgtest!(cnn_trains_and_evaluates, |dir| {
         b"uci\nposition startpos\ngo\nquit\n",
     );
     let text = String::from_utf8_lossy(&uci.stdout);
-    assert!(text.contains("info depth 1") && text.contains("bestmove "), "{text}");
+    assert!(
+        text.contains("info depth 1") && text.contains("bestmove "),
+        "{text}"
+    );
     // It takes a mate in one whatever the network thinks.
     let uci = dir.run_stdin(
         &["engine", "--player", "cnn:model=tiny.safetensors"],
@@ -100,7 +103,10 @@ cgtest!(cnn_trains_and_evaluates, |dir| {
     let out = dir.run(&["engine", "--player", "policy:model=tiny.safetensors"]);
     assert!(!out.status.success());
     let msg = String::from_utf8_lossy(&out.stderr);
-    assert!(msg.contains("a cnn-study network has no policy head"), "{msg}");
+    assert!(
+        msg.contains("a cnn-study network has no policy head"),
+        "{msg}"
+    );
 
     // Resuming from the model: same architecture and size only.
     let out = train_tiny(
