@@ -218,6 +218,8 @@ fn parse_record(fields: &csv::StringRecord, line: u64, cols: Columns, pov: Pov) 
         result: None,
         ply: None,
         engine: None,
+        best_move: None,
+        next_move: None,
     })
 }
 

@@ -6,7 +6,7 @@
 
 use std::io::BufRead;
 
-use shakmaty::Position;
+use shakmaty::{Chess, Position};
 
 use super::{GameResult, Item, Label, Reject, Row, Sink};
 use crate::Result;
@@ -179,6 +179,14 @@ fn parse_row(text: &str, line: u64) -> Item {
         },
         Some(other) => return reject(format!("bad result operation: {other:?}")),
     };
+    let best_move = match epd.get("bm") {
+        None => None,
+        Some([]) => return reject("empty bm operation".into()),
+        Some([first, ..]) => match best_move_uci(&pos, first) {
+            Ok(m) => Some(m),
+            Err(e) => return reject(e),
+        },
+    };
     Item::Row(Row {
         line,
         fen: normalized_fen(&pos),
@@ -187,7 +195,20 @@ fn parse_row(text: &str, line: u64) -> Item {
         result,
         ply: None,
         engine: None,
+        best_move,
+        next_move: None,
     })
+}
+
+/// The UCI text of a `bm` operand (SAN, `+`/`#` allowed) in `pos`.
+fn best_move_uci(pos: &Chess, san: &str) -> std::result::Result<String, String> {
+    let parsed = shakmaty::san::SanPlus::from_ascii(san.as_bytes())
+        .map_err(|_| format!("bm {san:?} is not a move in SAN"))?;
+    let m = parsed
+        .san
+        .to_move(pos)
+        .map_err(|e| format!("bm {san} is not a legal move here ({e})"))?;
+    Ok(crate::chess::moves::uci(&m))
 }
 
 #[cfg(test)]
@@ -235,5 +256,34 @@ mod tests {
             Item::Reject(r) => assert_eq!((r.line, r.reason.as_str()), (4, "bad ce value \"x\"")),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn best_moves_become_uci() {
+        let items = rows(
+            "4k3/8/8/8/8/8/8/4K2R w K - bm O-O; ce 300;\n\
+             3rk3/4P3/8/8/8/8/8/4K3 w - - bm exd8=Q+ e8=N;\n\
+             4k3/8/8/8/8/8/8/4K2R w K - bm Qh5;\n\
+             4k3/8/8/8/8/8/8/4K2R w K - bm 1.x;\n",
+        );
+        let moves: Vec<_> = items
+            .iter()
+            .map(|i| match i {
+                Item::Row(r) => Ok(r.best_move.clone()),
+                Item::Reject(r) => Err((r.line, r.reason.clone())),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(moves[0], Ok(Some("e1g1".into())));
+        // The first of several best moves; promotions keep their piece.
+        assert_eq!(moves[1], Ok(Some("e7d8q".into())));
+        let Err((3, why)) = &moves[2] else {
+            panic!("{:?}", moves[2])
+        };
+        assert!(why.contains("bm Qh5 is not a legal move here"), "{why}");
+        let Err((4, why)) = &moves[3] else {
+            panic!("{:?}", moves[3])
+        };
+        assert!(why.contains("not a move in SAN"), "{why}");
     }
 }

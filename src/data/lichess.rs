@@ -132,6 +132,8 @@ fn parse_row(text: &str, line: u64) -> Item {
             depth: eval.depth,
             nodes: eval.knodes.saturating_mul(1000),
         }),
+        best_move: None,
+        next_move: None,
     })
 }
 

@@ -286,6 +286,10 @@ pub struct Row {
     /// The search the label came from, when the input says (Lichess evaluations): also
     /// stored as that labeller's label.
     pub engine: Option<EngineScore>,
+    /// The engine's best move the input gives (EPD `bm`), UCI.
+    pub best_move: Option<String>,
+    /// The move played next from the position in its game (PGN), UCI.
+    pub next_move: Option<String>,
 }
 
 /// The engine search behind an input row's label.

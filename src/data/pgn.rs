@@ -227,6 +227,12 @@ impl Visitor for GameVisitor<'_> {
     fn san(&mut self, game: &mut Game, san_plus: SanPlus) -> ControlFlow<Self::Output> {
         match san_plus.san.to_move(&game.pos) {
             Ok(m) => {
+                // The row of the position the move leaves (if it has one) learns its move.
+                if let Some(Item::Row(row)) = self.items.last_mut()
+                    && row.ply == Some(game.ply)
+                {
+                    row.next_move = Some(crate::chess::moves::uci(&m));
+                }
                 game.pos.play_unchecked(m);
                 game.ply += 1;
                 game.labelled = false;
@@ -271,6 +277,8 @@ impl Visitor for GameVisitor<'_> {
                 result: game.result,
                 ply: Some(game.ply),
                 engine: None,
+                best_move: None,
+                next_move: None,
             })),
             Err(reason) => {
                 let text = String::from_utf8_lossy(eval).into_owned();
@@ -362,6 +370,15 @@ mod tests {
                 (6, Some(1), Label::Cp(-50), None),
             ]
         );
+        // Each row knows the move played from it; the last of a game none.
+        let next: Vec<_> = got
+            .iter()
+            .filter_map(|i| match i {
+                Item::Row(r) => Some(r.next_move.as_deref()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(next, [Some("e7e5"), Some("g1f3"), None]);
         assert_eq!(got.iter().filter(|i| matches!(i, Item::Game(_))).count(), 2);
     }
 

@@ -154,6 +154,8 @@ impl Game {
             .positions
             .iter()
             .map(|(fen, fen_input, score, ply)| Row {
+                best_move: None,
+                next_move: None,
                 line: self.index,
                 fen_input: fen_input.clone(),
                 fen: fen.clone(),

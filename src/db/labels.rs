@@ -70,12 +70,14 @@ impl LabelChoice {
     pub fn sql(&self) -> LabelSql {
         let mut joins = String::new();
         let (mut cp, mut mate) = (String::from("CASE"), String::from("CASE"));
+        let mut best = String::from("CASE");
         let mut n = 0;
         for name in &self.0 {
             if name == IMPORTED {
                 let has = "(p.eval_cp IS NOT NULL OR p.mate IS NOT NULL)";
                 cp += &format!(" WHEN {has} THEN p.eval_cp");
                 mate += &format!(" WHEN {has} THEN p.mate");
+                best += &format!(" WHEN {has} THEN p.best_move");
             } else {
                 n += 1;
                 joins += &format!(
@@ -84,13 +86,17 @@ impl LabelChoice {
                 let has = format!("l{n}.position_id IS NOT NULL");
                 cp += &format!(" WHEN {has} THEN l{n}.eval_cp");
                 mate += &format!(" WHEN {has} THEN l{n}.mate");
+                best += &format!(" WHEN {has} THEN l{n}.best_move");
             }
         }
         cp += " END";
         mate += " END";
+        best += " END";
         LabelSql {
             eval_cp: cp,
             mate,
+            // The chosen label's own best move first, then the position's.
+            best_move: format!("coalesce({best}, p.best_move, p.next_move)"),
             joins,
         }
     }
@@ -108,6 +114,9 @@ pub struct LabelSql {
     pub eval_cp: String,
     /// Expression of the chosen mate label.
     pub mate: String,
+    /// Expression of the best move (UCI): the chosen labeller's, else the position's
+    /// imported best move, else the move played next in its game.
+    pub best_move: String,
     /// `LEFT JOIN`s to append after `FROM positions p`.
     pub joins: String,
 }
@@ -135,6 +144,8 @@ pub struct EngineLabel {
     pub depth: Option<u32>,
     /// Nodes searched.
     pub nodes: Option<u64>,
+    /// The labeller's best move (UCI).
+    pub best_move: Option<String>,
 }
 
 /// Positions (id, FEN as imported) that `labeller` has neither labelled nor failed on, by id, at most
@@ -186,11 +197,11 @@ pub fn store(
     let tx = conn.unchecked_transaction()?;
     {
         let mut put = tx.prepare_cached(
-            "INSERT INTO labels (position_id, labeller, eval_cp, mate, depth, nodes, created_at) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) \
+            "INSERT INTO labels (position_id, labeller, eval_cp, mate, depth, nodes, best_move, created_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) \
              ON CONFLICT (labeller, position_id) DO UPDATE SET eval_cp = excluded.eval_cp, \
              mate = excluded.mate, depth = excluded.depth, nodes = excluded.nodes, \
-             created_at = excluded.created_at",
+             best_move = excluded.best_move, created_at = excluded.created_at",
         )?;
         for l in labels {
             put.execute(params![
@@ -199,7 +210,8 @@ pub fn store(
                 l.eval_cp,
                 l.mate,
                 l.depth,
-                l.nodes.map(|n| n as i64)
+                l.nodes.map(|n| n as i64),
+                l.best_move
             ])?;
         }
         let mut fail = tx.prepare_cached(
@@ -268,6 +280,7 @@ mod tests {
             mate,
             depth: Some(10),
             nodes: Some(5000),
+            best_move: None,
         };
         store(
             &conn,
@@ -310,6 +323,7 @@ mod tests {
                 mate: None,
                 depth: None,
                 nodes: None,
+                best_move: None,
             }],
             &[(3, "crashed".into())],
         )
@@ -323,5 +337,41 @@ mod tests {
         assert_eq!(pending_count(&conn, "sf", None).unwrap(), 1);
         assert_eq!(clear_failures(&conn, "sf").unwrap(), 1);
         assert_eq!(pending(&conn, "sf", Some("t"), 1, 10).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn best_move_comes_with_the_chosen_label() {
+        let conn = db_with_positions();
+        conn.execute_batch(
+            "UPDATE positions SET best_move = 'a2a4' WHERE id = 1; \
+             UPDATE positions SET next_move = 'b2b4' WHERE id IN (1, 2);",
+        )
+        .unwrap();
+        let label = |id, best: Option<&str>| EngineLabel {
+            position_id: id,
+            eval_cp: Some(1),
+            mate: None,
+            depth: None,
+            nodes: None,
+            best_move: best.map(str::to_owned),
+        };
+        store(&conn, "sf", &[label(1, Some("c2c4")), label(2, None)], &[]).unwrap();
+        let moves = |choice: &str| -> Vec<Option<String>> {
+            let sql = LabelChoice::parse(choice).unwrap().sql();
+            let q = format!(
+                "SELECT {} FROM positions p{} ORDER BY p.id",
+                sql.best_move, sql.joins
+            );
+            let mut stmt = conn.prepare(&q).unwrap();
+            let params = LabelChoice::parse(choice).unwrap().params();
+            stmt.query_map(rusqlite::params_from_iter(params), |r| r.get(0))
+                .unwrap()
+                .map(|r| r.unwrap())
+                .collect()
+        };
+        let s = |m: &str| Some(m.to_owned());
+        // The labeller's move, else the imported best move, else the game's next move.
+        assert_eq!(moves("sf"), [s("c2c4"), s("b2b4"), None]);
+        assert_eq!(moves("imported"), [s("a2a4"), s("b2b4"), None]);
     }
 }

@@ -29,6 +29,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0006_tournaments.sql"),
     include_str!("../../migrations/0007_positions_game.sql"),
     include_str!("../../migrations/0008_evaluator_measures.sql"),
+    include_str!("../../migrations/0009_best_moves.sql"),
 ];
 
 /// `PRAGMA application_id` of a chessgraph database ("CHGR"), set when chessgraph

@@ -260,9 +260,9 @@ pub fn labelled_rows_from(
     };
     let sql = labels.sql();
     let mut stmt = conn.prepare(&format!(
-        "SELECT p.fen, {}, {}, p.result, s.part \
+        "SELECT p.fen, {}, {}, p.result, s.part, {} \
          FROM positions p JOIN splits s ON s.position_id = p.id{}{filter} ORDER BY p.id",
-        sql.eval_cp, sql.mate, sql.joins
+        sql.eval_cp, sql.mate, sql.best_move, sql.joins
     ))?;
     let mut out = Vec::new();
     let mut q = stmt.query(rusqlite::params_from_iter(labels.params()))?;
@@ -276,7 +276,7 @@ pub fn labelled_rows_from(
             result: result.as_deref().and_then(GameResult::parse),
             part: Part::parse(&part)
                 .ok_or_else(|| Error::Invalid(format!("splits: unknown part {part:?}")))?,
-            best_move: None,
+            best_move: r.get(5)?,
         });
     }
     Ok(out)

@@ -46,7 +46,16 @@ impl From<crate::engines::info::InfoError> for LabelError {
 /// Something that labels positions given as FEN: a UCI engine, or a fake in tests.
 pub trait Labeller: Send {
     /// Analyses one position.
-    fn analyse(&mut self, fen: &str) -> std::result::Result<Analysis, LabelError>;
+    fn analyse(&mut self, fen: &str) -> std::result::Result<Labelled, LabelError>;
+}
+
+/// What a labeller says of one position: the score of its search and its best move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Labelled {
+    /// The score, side to move's view, with the search's depth and nodes.
+    pub analysis: Analysis,
+    /// The best move (UCI), when the labeller gives one.
+    pub best_move: Option<String>,
 }
 
 /// Starts a labeller (a fresh engine process); called once per worker and after failures.
@@ -263,9 +272,11 @@ fn label_one(
     )
 }
 
-fn to_white(id: i64, a: Analysis, turn: Color) -> EngineLabel {
+fn to_white(id: i64, labelled: Labelled, turn: Color) -> EngineLabel {
     let sign = if turn == Color::White { 1 } else { -1 };
+    let a = labelled.analysis;
     EngineLabel {
+        best_move: labelled.best_move,
         position_id: id,
         eval_cp: a.cp.map(|v| v * sign),
         mate: a.mate.map(|v| v * sign),
@@ -289,16 +300,19 @@ mod tests {
     }
 
     impl Labeller for Fake {
-        fn analyse(&mut self, fen: &str) -> std::result::Result<Analysis, LabelError> {
+        fn analyse(&mut self, fen: &str) -> std::result::Result<Labelled, LabelError> {
             self.calls += 1;
             if fen.contains(self.crash_on) || (self.flaky && self.calls == 1) {
                 return Err(LabelError::Crashed("boom".into()));
             }
-            Ok(Analysis {
-                cp: Some(fen.len() as i32),
-                mate: None,
-                depth: Some(1),
-                nodes: Some(1),
+            Ok(Labelled {
+                analysis: Analysis {
+                    cp: Some(fen.len() as i32),
+                    mate: None,
+                    depth: Some(1),
+                    nodes: Some(1),
+                },
+                best_move: None,
             })
         }
     }

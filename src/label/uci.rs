@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::{Analysis, LabelError, Labeller};
+use super::{Analysis, LabelError, Labelled, Labeller};
 use crate::engines::client::{Engine, EngineFailure};
 use crate::engines::info::parse_info;
 
@@ -58,7 +58,7 @@ fn failure(e: EngineFailure) -> LabelError {
 }
 
 impl Labeller for UciLabeller {
-    fn analyse(&mut self, fen: &str) -> Result<Analysis, LabelError> {
+    fn analyse(&mut self, fen: &str) -> Result<Labelled, LabelError> {
         // Each position is its own search: no hash carried over from the last one.
         self.engine.send("ucinewgame").map_err(failure)?;
         self.engine
@@ -82,8 +82,17 @@ impl Labeller for UciLabeller {
                 }
                 Some("bestmove") => {
                     // A bound is only a side of the score: the last exact one is preferred.
-                    return exact.or(bound).ok_or_else(|| {
+                    let analysis = exact.or(bound).ok_or_else(|| {
                         LabelError::Garbage(format!("bestmove without a score for {fen}"))
+                    })?;
+                    // `0000` and `(none)` say there is no move.
+                    let best_move = tokens
+                        .next()
+                        .filter(|m| m.len() >= 4 && *m != "0000" && *m != "(none)")
+                        .map(str::to_owned);
+                    return Ok(Labelled {
+                        analysis,
+                        best_move,
                     });
                 }
                 _ => {}

@@ -150,3 +150,34 @@ cgtest!(bad_model_files_are_clear_errors, |dir| {
         assert!(!msg.contains("panicked"), "{msg}");
     }
 });
+
+cgtest!(policy_nets_learn_best_moves_and_play, |dir| {
+    let out = dir.ok(&["import", &fixture("bestmoves-1500.epd")]);
+    assert!(out.contains("0 rejected"), "{out}");
+    // Every row's `bm` is stored in UCI.
+    assert_eq!(dir.int("SELECT count(*) FROM positions WHERE best_move IS NULL"), 0);
+    assert_eq!(
+        dir.int("SELECT count(*) FROM positions WHERE length(best_move) NOT IN (4, 5)"),
+        0
+    );
+    let out = train_tiny(&dir, "resnet-policy", "policy.safetensors", &[]);
+    assert!(out.contains("top-1"), "{out}");
+    assert!(out.contains("wrote policy.safetensors"), "{out}");
+    let out = train_tiny(&dir, "policy-value", "pv.safetensors", &[]);
+    assert!(out.contains("τ ") && out.contains("top-3"), "{out}");
+
+    // The ResNet player plays a legal move; a policy-only net is no evaluator.
+    let uci = dir.run_stdin(
+        &["engine", "--player", "policy:model=policy.safetensors"],
+        b"uci\nposition startpos moves e2e4\ngo\nquit\n",
+    );
+    let text = String::from_utf8_lossy(&uci.stdout);
+    assert!(text.contains("bestmove "), "{text}");
+    let out = dir.run(&["eval", "--evaluator", "policy.safetensors", "--quiet"]);
+    assert_eq!(out.status.code(), Some(1));
+    let msg = String::from_utf8_lossy(&out.stderr);
+    assert!(msg.contains("no value head") && msg.contains("policy:model=FILE"), "{msg}");
+    // The two-headed net evaluates too.
+    let table = dir.ok(&["eval", "--evaluator", "pv.safetensors", "--quiet"]);
+    assert!(table.lines().any(|l| l.starts_with("pv.safetensors")), "{table}");
+});

@@ -84,6 +84,11 @@ cgtest!(datagen_label_train_eval_end_to_end, |dir| {
          WHERE l.eval_cp != (CASE WHEN p.fen LIKE '% w %' THEN 1 ELSE -1 END) * length(p.fen_input)",
     );
     assert_eq!(wrong, 0);
+    // The engine's best move is stored with its label.
+    assert_eq!(
+        dir.int("SELECT count(*) FROM labels WHERE best_move = 'e2e4'"),
+        positions
+    );
     let bounds = dir.int("SELECT count(*) FROM labels WHERE abs(eval_cp) = 999");
     assert_eq!(bounds, 0, "a bound was taken as the score");
     // Nothing pending: a second run labels nothing.

@@ -441,8 +441,9 @@ impl Writer<'_> {
         let inserted = self
             .tx
             .prepare_cached(
-                "INSERT INTO positions (fen, fen_input, eval_cp, mate, source_id, line, game_id, ply, result) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (fen) DO NOTHING",
+                "INSERT INTO positions (fen, fen_input, eval_cp, mate, source_id, line, game_id, ply, result, \
+                 best_move, next_move) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT (fen) DO NOTHING",
             )?
             .execute(params![
                 row.fen,
@@ -453,7 +454,9 @@ impl Writer<'_> {
                 row.line,
                 game_id,
                 row.ply,
-                row.result.map(|r| r.as_str())
+                row.result.map(|r| r.as_str()),
+                row.best_move,
+                row.next_move
             ])?;
         if inserted == 1 {
             self.summary.imported += 1;
@@ -482,6 +485,16 @@ impl Writer<'_> {
                         "UPDATE positions SET result = ?2, game_id = ?3, ply = ?4 WHERE fen = ?1 AND result IS NULL",
                     )?
                     .execute(params![row.fen, row.result.map(|r| r.as_str()), game_id, row.ply])?;
+            }
+            if row.best_move.is_some() || row.next_move.is_some() {
+                // Moves the first row of the position did not know are kept too.
+                self.tx
+                    .prepare_cached(
+                        "UPDATE positions SET best_move = coalesce(best_move, ?2), \
+                         next_move = coalesce(next_move, ?3) WHERE fen = ?1 \
+                         AND (best_move IS NULL OR next_move IS NULL)",
+                    )?
+                    .execute(params![row.fen, row.best_move, row.next_move])?;
             }
         }
         self.engine_label(row, id, eval_cp, mate)
