@@ -14,6 +14,7 @@
 //! | `greedy[:evaluator=E]` | the best move after one ply and a capture search |
 //! | `minimax[:depth=D,evaluator=E]` | plain fixed-depth alpha-beta, depth 4 (the studies' bots) |
 //! | `mcts[:iterations=N,c=C,rollout=P,seed=S,evaluator=E]` | UCT Monte Carlo tree search |
+//! | `mcts:net=FILE[,simulations=N,c=C,seed=S]` | PUCT on a policy/value network (the neural-network study) |
 //! | `logistic:model=FILE` | the most probable move of a `fit moves` model (PUC-Rio) |
 //! | `cnn:model=FILE` | one ply on a value network's evaluation (PUC-Rio's "CNN") |
 //! | `policy:model=FILE` | the most probable legal move of a policy network |
@@ -29,6 +30,7 @@ pub mod mcts;
 pub mod minimax;
 #[cfg(feature = "nets")]
 pub mod nets;
+pub mod puct;
 pub mod random;
 pub mod spec;
 pub mod stopping;
@@ -133,6 +135,8 @@ pub enum Settings {
     /// A network model file: played one ply on its value (`cnn`) or by its policy
     /// (`policy`).
     Net(NetPlay, std::path::PathBuf),
+    /// PUCT on a policy/value network file, with its seed.
+    Puct(puct::PuctSettings, u64, std::path::PathBuf),
 }
 
 /// How a network plays.
@@ -207,6 +211,21 @@ impl Settings {
                     spec.parse_or("depth", minimax::DEFAULT_DEPTH, 1..=minimax::MAX_DEPTH)?;
                 Settings::Minimax(depth, evaluator(spec)?)
             }
+            "mcts" if spec.get("net").is_some() => {
+                spec.check_keys(&["net", "simulations", "c", "seed"])?;
+                let settings = puct::PuctSettings {
+                    simulations: spec.parse_or(
+                        "simulations",
+                        puct::DEFAULT_SIMULATIONS,
+                        1..=puct::MAX_SIMULATIONS,
+                    )?,
+                    c: spec.parse_or("c", 1.0f32, 0.0..=100.0)?,
+                    ..puct::PuctSettings::default()
+                };
+                let path = spec.get("net").unwrap_or_default();
+                let seed = spec.parse_or("seed", 1u64, 0..=u64::MAX)?;
+                Settings::Puct(settings, seed, path.into())
+            }
             "mcts" => {
                 spec.check_keys(&["iterations", "c", "rollout", "seed", "evaluator"])?;
                 let settings = mcts::MctsSettings {
@@ -271,6 +290,7 @@ impl Settings {
                 Box::new(p)
             }
             Settings::Net(play, path) => net_player(play, &path)?,
+            Settings::Puct(settings, seed, path) => puct_player(settings, seed, &path)?,
         })
     }
 }
@@ -303,6 +323,51 @@ fn net_player(play: NetPlay, path: &std::path::Path) -> Result<Box<dyn Player>, 
                 }
             )));
         }
+    })
+}
+
+/// Reads a policy/value network for PUCT.
+#[cfg(feature = "nets")]
+fn puct_player(
+    settings: puct::PuctSettings,
+    seed: u64,
+    path: &std::path::Path,
+) -> Result<Box<dyn Player>, SpecError> {
+    let refuse = |why: String| SpecError::Value {
+        player: "mcts".into(),
+        key: "net".into(),
+        value: path.display().to_string(),
+        why,
+    };
+    let net = crate::nets::Net::load(path).map_err(|e| refuse(e.to_string()))?;
+    let arch = net.arch();
+    if !(arch.has_policy() && arch.has_value()) {
+        return Err(refuse(format!(
+            "PUCT needs a policy and a value head; a {} network has not both",
+            arch.as_str()
+        )));
+    }
+    let model = path.display().to_string();
+    Ok(Box::new(nets::PuctPlayer::new(
+        Arc::new(net),
+        model,
+        settings,
+        seed,
+    )))
+}
+
+/// Without the `nets` feature there is no network for PUCT.
+#[cfg(not(feature = "nets"))]
+fn puct_player(
+    _settings: puct::PuctSettings,
+    _seed: u64,
+    path: &std::path::Path,
+) -> Result<Box<dyn Player>, SpecError> {
+    Err(SpecError::Value {
+        player: "mcts".into(),
+        key: "net".into(),
+        value: path.display().to_string(),
+        why: "this chessgraph was built without the `nets` feature".into(),
     })
 }
 

@@ -8,6 +8,10 @@
 //!   policy head finds most probable (the study took the most probable move, and the
 //!   next while it was illegal: the same move).
 //!
+//! * `mcts:net=FILE[,simulations=N,c=C,seed=S]` — the neural-network study's MCTS: PUCT
+//!   ([`super::puct`]) on a policy/value network, 10 simulations by default; `go nodes`,
+//!   the clock and `stop` end it sooner; `nodes` counts simulations.
+//!
 //! Ties go to the move whose UCI text sorts first. Both ignore the clock: one forward
 //! pass is their whole thinking.
 
@@ -15,9 +19,12 @@ use std::sync::Arc;
 
 use shakmaty::{Chess, Color, Move, Position};
 
+use super::puct::{self, PuctSettings};
+use super::stopping::Stopping;
 use super::{Player, plain_result};
 use crate::chess::hash;
 use crate::chess::moves::uci;
+use crate::chess::rng::SplitMix;
 use crate::nets::Net;
 use crate::search::{Control, Info, Limits, MATE, Score, SearchResult, root_moves};
 
@@ -180,5 +187,98 @@ impl Player for PolicyPlayer {
             }
         }
         plain_result(Some(moves[best]), started.elapsed())
+    }
+}
+
+impl super::puct::Oracle for Net {
+    fn evaluate(&self, pos: &Chess, moves: &[Move]) -> (Vec<f32>, f32) {
+        let (priors, value) = self
+            .priors(pos, moves)
+            .expect("a loaded policy/value net gives priors for any position");
+        (priors, value.unwrap_or(0.0))
+    }
+}
+
+/// `mcts:net=FILE`: PUCT over a policy/value network ([`super::puct`]).
+pub struct PuctPlayer {
+    net: Arc<Net>,
+    model: String,
+    settings: PuctSettings,
+    seed: u64,
+    rng: SplitMix,
+    control: Control,
+}
+
+impl PuctPlayer {
+    /// The player of `net` (read from `model`), searching with `settings`; `seed` draws
+    /// the root noise when the settings ask for some.
+    pub fn new(net: Arc<Net>, model: String, settings: PuctSettings, seed: u64) -> PuctPlayer {
+        PuctPlayer {
+            net,
+            model,
+            settings,
+            seed,
+            rng: SplitMix(seed),
+            control: Control::default(),
+        }
+    }
+}
+
+impl Player for PuctPlayer {
+    fn name(&self) -> String {
+        format!(
+            "mcts:net={},simulations={},c={}",
+            self.model, self.settings.simulations, self.settings.c
+        )
+    }
+
+    fn control(&self) -> Control {
+        self.control.clone()
+    }
+
+    fn new_game(&mut self) {
+        self.rng = SplitMix(self.seed);
+    }
+
+    fn choose(
+        &mut self,
+        pos: &Chess,
+        history: &[u64],
+        limits: &Limits,
+        info: &mut dyn FnMut(&Info),
+    ) -> SearchResult {
+        let mut stopping = Stopping::new(&self.control, limits);
+        if let Err(none) = root_moves(pos, limits) {
+            return none.result(stopping.elapsed());
+        }
+        let result = puct::search(
+            pos,
+            history,
+            self.net.as_ref(),
+            &self.settings,
+            &mut self.rng,
+            &mut |done| stopping.out_of_nodes(u64::from(done)) || stopping.should_stop(),
+        );
+        let best = result.best.or_else(|| pos.legal_moves().first().copied());
+        let report = Info {
+            depth: 1,
+            seldepth: 1,
+            multipv: 1,
+            score: Score::from_internal(self.net.centipawns(result.value)),
+            nodes: u64::from(result.simulations),
+            time: stopping.elapsed(),
+            hashfull: 0,
+            tbhits: 0,
+            pv: best.into_iter().collect(),
+        };
+        info(&report);
+        SearchResult {
+            best,
+            ponder: None,
+            score: report.score,
+            depth: 1,
+            nodes: report.nodes,
+            time: report.time,
+        }
     }
 }

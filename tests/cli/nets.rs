@@ -4,6 +4,7 @@
 //! are clear errors.
 
 use crate::cgtest;
+use crate::engine::Uci;
 use crate::util::{Dir, fixture};
 
 /// Trains a tiny `arch` model on the database into `out`; returns the output.
@@ -155,7 +156,10 @@ cgtest!(policy_nets_learn_best_moves_and_play, |dir| {
     let out = dir.ok(&["import", &fixture("bestmoves-1500.epd")]);
     assert!(out.contains("0 rejected"), "{out}");
     // Every row's `bm` is stored in UCI.
-    assert_eq!(dir.int("SELECT count(*) FROM positions WHERE best_move IS NULL"), 0);
+    assert_eq!(
+        dir.int("SELECT count(*) FROM positions WHERE best_move IS NULL"),
+        0
+    );
     assert_eq!(
         dir.int("SELECT count(*) FROM positions WHERE length(best_move) NOT IN (4, 5)"),
         0
@@ -176,8 +180,37 @@ cgtest!(policy_nets_learn_best_moves_and_play, |dir| {
     let out = dir.run(&["eval", "--evaluator", "policy.safetensors", "--quiet"]);
     assert_eq!(out.status.code(), Some(1));
     let msg = String::from_utf8_lossy(&out.stderr);
-    assert!(msg.contains("no value head") && msg.contains("policy:model=FILE"), "{msg}");
+    assert!(
+        msg.contains("no value head") && msg.contains("policy:model=FILE"),
+        "{msg}"
+    );
+    // PUCT on the two-headed net, the study's 10 simulations and more; nodes are
+    // simulations.
+    for (spec, go, nodes) in [
+        ("mcts:net=pv.safetensors", "go", 10),
+        ("mcts:net=pv.safetensors,simulations=50", "go", 50),
+        ("mcts:net=pv.safetensors,simulations=500", "go nodes 7", 7),
+    ] {
+        let mut u = Uci::start(&dir, &["--player", spec]);
+        u.send("position startpos");
+        u.send(go);
+        let line = u.expect("info depth 1");
+        assert!(line.contains(&format!(" nodes {nodes} ")), "{spec}: {line}");
+        u.expect("bestmove ");
+    }
+    let out = dir.run(&["engine", "--player", "mcts:net=policy.safetensors"]);
+    let msg = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && msg.contains("needs a policy and a value head"),
+        "{msg}"
+    );
+    let out = dir.run(&["engine", "--player", "mcts:net=pv.safetensors,rollout=3"]);
+    let msg = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && msg.contains("rollout"), "{msg}");
     // The two-headed net evaluates too.
     let table = dir.ok(&["eval", "--evaluator", "pv.safetensors", "--quiet"]);
-    assert!(table.lines().any(|l| l.starts_with("pv.safetensors")), "{table}");
+    assert!(
+        table.lines().any(|l| l.starts_with("pv.safetensors")),
+        "{table}"
+    );
 });
