@@ -37,8 +37,10 @@ fn after(fen: &str, m: &str) -> String {
 const ROOT: &str = "7k/8/8/8/8/8/P7/K7 w - - 0 1";
 
 fn table() -> Table {
-    let mut t = Table::default();
-    t.priors = HashMap::from([("a2a3", 0.5), ("a2a4", 0.3), ("a1b1", 0.1), ("a1b2", 0.1)]);
+    let mut t = Table {
+        priors: HashMap::from([("a2a3", 0.5), ("a2a4", 0.3), ("a1b1", 0.1), ("a1b2", 0.1)]),
+        ..Table::default()
+    };
     t.values.insert(after(ROOT, "a2a3"), 0.2);
     t.values.insert(after(ROOT, "a2a4"), -0.6);
     t
