@@ -22,7 +22,8 @@
 //!    studies' networks.
 //! 8. Play: [`players`]: the studies' players and the engine behind one interface;
 //!    [`uci`]: the UCI engine loop.
-//! 9. Data making: [`datagen`]: self-play positions; [`label`]: labels from any engine.
+//! 9. Data making: [`datagen`]: self-play positions; [`selfplay`]: the policy/value
+//!    network's self-play with PUCT; [`label`]: labels from any engine.
 //! 10. Measuring: [`measure`]: puzzles, suites, evaluator comparisons, matches,
 //!     tournaments.
 //! 11. Output: [`columnar`] (Parquet), [`heatmap`], [`report`], and [`serve`] (the
@@ -54,6 +55,8 @@ pub mod nnue;
 pub mod players;
 pub mod report;
 pub mod search;
+#[cfg(feature = "nets")]
+pub mod selfplay;
 #[cfg(feature = "serve")]
 pub mod serve;
 pub mod train;
@@ -65,8 +68,8 @@ pub use error::{Error, Result};
 /// The modules in pipeline order: each may use only those before it in this list.
 pub const LAYERS: &[&str] = &[
     "error", "chess", "engines", "data", "graph", "nnue", "nets", "eval", "search", "db", "fit",
-    "tune", "train", "nettrain", "players", "uci", "datagen", "label", "measure", "columnar",
-    "heatmap", "report", "serve",
+    "tune", "train", "nettrain", "players", "uci", "datagen", "selfplay", "label", "measure",
+    "columnar", "heatmap", "report", "serve",
 ];
 
 #[cfg(test)]

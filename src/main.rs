@@ -42,6 +42,9 @@ enum Command {
     /// Train one of the studies' networks (cnn-study, cnn-eval, resnet-policy, policy-value) with candle on the CPU, and write the model file.
     #[cfg(feature = "nets")]
     TrainNet(cli::train_net::Args),
+    /// Let a policy/value network play itself with PUCT and learn from its games, generation after generation; writes each generation's network, games and samples.
+    #[cfg(feature = "nets")]
+    SelfplayTrain(cli::selfplay_train::Args),
     /// Evaluate positions (file or database) with evaluators, static and after quiescence; Kendall τ, Pearson, RMSE against labels.
     Eval(cli::eval::Args),
     /// Write an evaluator file: a built-in, one stored by `tune`, or a stored linear fit (--fit N).
@@ -81,6 +84,8 @@ fn main() -> ExitCode {
         Command::Train(args) => cli::train::run(&cli.db, args),
         #[cfg(feature = "nets")]
         Command::TrainNet(args) => cli::train_net::run(&cli.db, args),
+        #[cfg(feature = "nets")]
+        Command::SelfplayTrain(args) => cli::selfplay_train::run(args),
         Command::Eval(args) => cli::eval::run(&cli.db, args),
         Command::ExportEvaluator(args) => cli::export_evaluator::run(&cli.db, args),
         #[cfg(feature = "parquet")]

@@ -33,6 +33,8 @@ pub mod label;
 pub mod matches;
 pub mod progress;
 pub mod report;
+#[cfg(feature = "nets")]
+pub mod selfplay_train;
 #[cfg(feature = "serve")]
 pub mod serve;
 pub mod solve;

@@ -24,8 +24,15 @@ pub struct Sample {
     pub mate: bool,
     /// The game result for White (1, ½, 0), NaN when unknown.
     pub result: f32,
-    /// The policy index of the best move, when one is stored and legal.
+    /// The policy index of the best move, when one is stored and legal (for self-play
+    /// positions: the most visited move).
     pub best: Option<u16>,
+    /// Self-play's value target: the game's outcome for White (+1, 0, −1), learnt instead
+    /// of the label.
+    pub outcome: Option<f32>,
+    /// Self-play's policy target: the share of the search's visits per move (policy
+    /// index), learnt instead of the best move alone. Empty for other positions.
+    pub visits: Vec<(u16, f32)>,
 }
 
 /// The samples of each part.
@@ -97,6 +104,8 @@ pub fn load(
                     mate: r.eval_cp.is_none() && r.mate.is_some(),
                     result: r.result.map_or(f32::NAN, |g| g.white_score() as f32),
                     best,
+                    outcome: None,
+                    visits: Vec::new(),
                 },
             )))
         })

@@ -2,7 +2,6 @@
 //! for — Kendall's τ of the value against the labels, top-1 and top-3 agreement of the
 //! policy with the stored best move.
 
-use candle_core::{Device, Tensor};
 use shakmaty::Position;
 
 use super::data::Sample;
@@ -55,21 +54,17 @@ pub fn measure(
         if let Some(v) = out.value {
             let v: Vec<f32> = v.to_vec1()?;
             for (s, &v) in chunk.iter().zip(&v) {
-                let t = value_target(s.label_cp, k);
+                let t = s.outcome.unwrap_or_else(|| value_target(s.label_cp, k));
                 mse += f64::from((v - t) * (v - t));
-                if !s.mate {
+                if !s.mate && s.outcome.is_none() {
                     values.push(f64::from(v));
                     labels.push(f64::from(s.label_cp));
                 }
             }
         }
         if let Some(p) = out.policy {
-            let target: Vec<u32> = chunk
-                .iter()
-                .map(|s| u32::from(s.best.unwrap_or(0)))
-                .collect();
-            let target = Tensor::from_vec(target, chunk.len(), &Device::Cpu)?;
-            let mean = candle_nn::loss::cross_entropy(&p, &target)?;
+            let refs: Vec<&Sample> = chunk.iter().collect();
+            let mean = super::policy_loss(&p, &refs)?;
             ce += f64::from(mean.to_scalar::<f32>()?) * chunk.len() as f64;
             let logits: Vec<Vec<f32>> = p.to_vec2()?;
             for (s, row) in chunk.iter().zip(&logits) {

@@ -25,7 +25,7 @@ use candle_nn::{AdamW, Optimizer, ParamsAdamW, VarMap};
 use rayon::prelude::*;
 
 use crate::chess::rng::{SplitMix, mix64};
-use crate::nets::{Arch, Header, Model, Net, NetError, Shape, seeded_vars};
+use crate::nets::{Arch, Header, Model, Net, NetError, POLICY_LEN, Shape, seeded_vars};
 pub use data::{Needs, NetData, Sample};
 pub use metrics::PartMetrics;
 
@@ -172,23 +172,46 @@ fn batch_loss(
     let out = model.forward(&x)?;
     let mut loss: Option<Tensor> = None;
     if let Some(v) = &out.value {
-        let target: Vec<f32> = batch.iter().map(|s| value_target(s.label_cp, k)).collect();
+        let target: Vec<f32> = batch
+            .iter()
+            .map(|s| s.outcome.unwrap_or_else(|| value_target(s.label_cp, k)))
+            .collect();
         let target = Tensor::from_vec(target, batch.len(), &Device::Cpu)?;
         loss = Some(candle_nn::loss::mse(v, &target)?);
     }
     if let Some(p) = &out.policy {
-        let target: Vec<u32> = batch
-            .iter()
-            .map(|s| u32::from(s.best.expect("policy samples have a best move")))
-            .collect();
-        let target = Tensor::from_vec(target, batch.len(), &Device::Cpu)?;
-        let ce = candle_nn::loss::cross_entropy(p, &target)?;
+        let ce = policy_loss(p, batch)?;
         loss = Some(match loss {
             Some(l) => (l + ce)?,
             None => ce,
         });
     }
     Ok((loss.expect("every architecture has a head"), out))
+}
+
+/// The cross-entropy of the policy logits `p` against the batch's best moves, or, when
+/// some samples carry visit shares (self-play), against those distributions.
+fn policy_loss(p: &Tensor, batch: &[&Sample]) -> candle_core::Result<Tensor> {
+    if batch.iter().all(|s| s.visits.is_empty()) {
+        let target: Vec<u32> = batch
+            .iter()
+            .map(|s| u32::from(s.best.expect("policy samples have a best move")))
+            .collect();
+        let target = Tensor::from_vec(target, batch.len(), &Device::Cpu)?;
+        return candle_nn::loss::cross_entropy(p, &target);
+    }
+    let mut dense = vec![0f32; batch.len() * POLICY_LEN];
+    for (row, s) in dense.chunks_exact_mut(POLICY_LEN).zip(batch) {
+        if s.visits.is_empty() {
+            row[usize::from(s.best.expect("policy samples have a best move"))] = 1.0;
+        }
+        for &(i, share) in &s.visits {
+            row[usize::from(i)] = share;
+        }
+    }
+    let target = Tensor::from_vec(dense, (batch.len(), POLICY_LEN), &Device::Cpu)?;
+    let log_p = candle_nn::ops::log_softmax(p, candle_core::D::Minus1)?;
+    (target * log_p)?.sum(1)?.mean(0)?.neg()
 }
 
 /// The value target of a label: 2σ(k · cp) − 1.

@@ -207,6 +207,67 @@ cgtest!(policy_nets_learn_best_moves_and_play, |dir| {
     let out = dir.run(&["engine", "--player", "mcts:net=pv.safetensors,rollout=3"]);
     let msg = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && msg.contains("rollout"), "{msg}");
+    // Self-play from the two-headed net: two generations, then the same command resumes
+    // and a third is added.
+    let run = |generations: &str| {
+        dir.ok(&[
+            "selfplay-train",
+            "--init",
+            "pv.safetensors",
+            "--out-dir",
+            "sp",
+            "--generations",
+            generations,
+            "--games",
+            "4",
+            "--simulations",
+            "6",
+            "--max-plies",
+            "30",
+            "--epochs",
+            "1",
+            "--batch",
+            "32",
+            "--quiet",
+        ])
+    };
+    let out = run("2");
+    assert!(out.contains("generation 1: 4 games"), "{out}");
+    assert!(out.contains("generation 2: trained on"), "{out}");
+    for f in [
+        "gen-0.safetensors",
+        "gen-1.pgn",
+        "gen-1.jsonl",
+        "gen-2.safetensors",
+    ] {
+        assert!(dir.path().join("sp").join(f).exists(), "{f}");
+    }
+    let pgn = std::fs::read_to_string(dir.path().join("sp/gen-1.pgn")).unwrap();
+    assert_eq!(
+        pgn.matches("[Event \"chessgraph self-play, generation 1\"]")
+            .count(),
+        4
+    );
+    let out = run("3");
+    assert!(out.contains("generation 2: done before, resumed"), "{out}");
+    assert!(out.contains("generation 3: trained on"), "{out}");
+    let mut u = Uci::start(&dir, &["--player", "mcts:net=sp/gen-3.safetensors"]);
+    u.send("position startpos");
+    u.send("go");
+    u.expect("bestmove ");
+    let out = dir.run(&[
+        "selfplay-train",
+        "--init",
+        "policy.safetensors",
+        "--out-dir",
+        "x",
+    ]);
+    let msg = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && msg.contains("needs a policy-value network"),
+        "{msg}"
+    );
+
     // The two-headed net evaluates too.
     let table = dir.ok(&["eval", "--evaluator", "pv.safetensors", "--quiet"]);
     assert!(
