@@ -46,9 +46,12 @@ pub struct Args {
     /// Decoupled weight decay (0: plain Adam, as the studies).
     #[arg(long, default_value_t = 0.0, value_name = "WD")]
     weight_decay: f64,
-    /// Train on at most this many positions of the train part (for learning curves; valid and test stay whole).
+    /// Train on at most this many positions of the train part, spread evenly over it (for learning curves; valid and test stay whole).
     #[arg(long, value_name = "N")]
     train_positions: Option<usize>,
+    /// Measure each epoch on at most this many positions of the valid part, spread evenly over it (the test part stays whole).
+    #[arg(long, value_name = "N")]
+    valid_positions: Option<usize>,
     /// Labels to learn, in order of preference: `imported` or labeller names given to `chessgraph label`.
     #[arg(long, default_value = "imported", value_name = "NAME,..")]
     labels: String,
@@ -88,7 +91,10 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let mut set = data::load(&conn, &labels, &args.source, needs)
         .context("reading the training positions")?;
     if let Some(n) = args.train_positions {
-        set.train.truncate(n);
+        set.train = spread(std::mem::take(&mut set.train), n);
+    }
+    if let Some(n) = args.valid_positions {
+        set.valid = spread(std::mem::take(&mut set.valid), n.max(1));
     }
     writeln!(
         out,
@@ -169,6 +175,26 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         trained.positions_seen as f64 / trained.seconds.max(1e-9)
     )?;
     Ok(())
+}
+
+/// At most `n` of `samples`, spread evenly over them (every source represented, the same
+/// positions every run).
+fn spread(samples: Vec<data::Sample>, n: usize) -> Vec<data::Sample> {
+    let len = samples.len();
+    if n >= len {
+        return samples;
+    }
+    let mut keep = (0..n).map(|i| i * len / n).peekable();
+    samples
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, s)| {
+            (keep.peek() == Some(&i)).then(|| {
+                keep.next();
+                s
+            })
+        })
+        .collect()
 }
 
 /// The options the arguments ask for, with the architecture's defaults.

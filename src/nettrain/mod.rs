@@ -329,3 +329,69 @@ pub fn net_metrics(
 ) -> Result<PartMetrics, NetTrainError> {
     metrics::measure(net.model(), net.arch(), samples, opts.k)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{Chess, Position};
+
+    fn sample(pos: &Chess, best: u16) -> Sample {
+        Sample {
+            pos: pos.clone(),
+            label_cp: 120.0,
+            mate: false,
+            result: 1.0,
+            best: Some(best),
+            outcome: None,
+            visits: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn one_hot_visit_shares_give_the_best_move_loss() {
+        let pos = Chess::default();
+        let moves: Vec<u16> = pos
+            .legal_moves()
+            .iter()
+            .map(|m| crate::nets::policy_index(m) as u16)
+            .collect();
+        let logits: Vec<f32> = (0..POLICY_LEN)
+            .map(|i| ((i * 37) % 101) as f32 / 50.0)
+            .collect();
+        let p = Tensor::from_vec(
+            [logits.clone(), logits].concat(),
+            (2, POLICY_LEN),
+            &Device::Cpu,
+        )
+        .unwrap();
+        let hard = [sample(&pos, moves[3]), sample(&pos, moves[7])];
+        let refs: Vec<&Sample> = hard.iter().collect();
+        let want = policy_loss(&p, &refs).unwrap().to_scalar::<f32>().unwrap();
+        let mut soft = hard.clone();
+        soft[0].visits = vec![(moves[3], 1.0)];
+        let refs: Vec<&Sample> = soft.iter().collect();
+        let got = policy_loss(&p, &refs).unwrap().to_scalar::<f32>().unwrap();
+        assert!((want - got).abs() < 1e-5, "{want} vs {got}");
+        // Shares split between two moves: the mean of their losses.
+        soft[1].visits = vec![(moves[3], 0.5), (moves[7], 0.5)];
+        let refs: Vec<&Sample> = soft.iter().collect();
+        let split = policy_loss(&p, &refs).unwrap().to_scalar::<f32>().unwrap();
+        let each = |m: u16| {
+            let s = [sample(&pos, m)];
+            let r: Vec<&Sample> = s.iter().collect();
+            let one = p.narrow(0, 0, 1).unwrap();
+            policy_loss(&one, &r).unwrap().to_scalar::<f32>().unwrap()
+        };
+        let expected = (each(moves[3]) + (each(moves[3]) + each(moves[7])) / 2.0) / 2.0;
+        assert!((split - expected).abs() < 1e-5, "{split} vs {expected}");
+    }
+
+    #[test]
+    fn value_targets_follow_the_label_scale_or_the_outcome() {
+        assert_eq!(value_target(0.0, 0.005), 0.0);
+        let t = value_target(200.0, 0.005);
+        let p = 1.0 / (1.0 + (-1.0f64).exp());
+        assert!((f64::from(t) - (2.0 * p - 1.0)).abs() < 1e-6);
+        assert_eq!(value_target(-200.0, 0.005), -t);
+    }
+}
