@@ -6,7 +6,7 @@
 //! - [`moves`]: AlphaZero's 4,672-way move encoding of the policy output.
 //! - [`arch`]: the four architectures (`cnn-study`, `cnn-eval`, `resnet-policy`,
 //!   `policy-value`).
-//! - [`file`]: the model file (safetensors with a versioned header).
+//! - [`mod@file`]: the model file (safetensors with a versioned header).
 //!
 //! A [`Net`] is a loaded model: it evaluates positions (centipawns, through the label
 //! scale of its header) and gives move priors. The trainer is a later stage (`nettrain`);
