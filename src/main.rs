@@ -45,6 +45,9 @@ enum Command {
     /// Let a policy/value network play itself with PUCT and learn from its games, generation after generation; writes each generation's network, games and samples.
     #[cfg(feature = "nets")]
     SelfplayTrain(cli::selfplay_train::Args),
+    /// Measure policy networks on the split: top-1/top-3 agreement with the stored best move and, with an engine, τ of its evaluation after the network's move.
+    #[cfg(feature = "nets")]
+    EvalPolicy(cli::eval_policy::Args),
     /// Evaluate positions (file or database) with evaluators, static and after quiescence; Kendall τ, Pearson, RMSE against labels.
     Eval(cli::eval::Args),
     /// Write an evaluator file: a built-in, one stored by `tune`, or a stored linear fit (--fit N).
@@ -86,6 +89,8 @@ fn main() -> ExitCode {
         Command::TrainNet(args) => cli::train_net::run(&cli.db, args),
         #[cfg(feature = "nets")]
         Command::SelfplayTrain(args) => cli::selfplay_train::run(args),
+        #[cfg(feature = "nets")]
+        Command::EvalPolicy(args) => cli::eval_policy::run(&cli.db, args),
         Command::Eval(args) => cli::eval::run(&cli.db, args),
         Command::ExportEvaluator(args) => cli::export_evaluator::run(&cli.db, args),
         #[cfg(feature = "parquet")]

@@ -23,6 +23,8 @@ pub mod bench;
 pub mod datagen;
 pub mod engine;
 pub mod eval;
+#[cfg(feature = "nets")]
+pub mod eval_policy;
 #[cfg(feature = "parquet")]
 pub mod export_data;
 pub mod export_evaluator;

@@ -6,6 +6,8 @@ pub mod evaluate;
 pub mod lichess;
 pub mod lichess_stats;
 pub mod matches;
+#[cfg(feature = "nets")]
+pub mod policy;
 pub mod puzzles;
 pub mod solve_run;
 pub mod sprt;

@@ -207,6 +207,51 @@ cgtest!(policy_nets_learn_best_moves_and_play, |dir| {
     let out = dir.run(&["engine", "--player", "mcts:net=pv.safetensors,rollout=3"]);
     let msg = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && msg.contains("rollout"), "{msg}");
+    // The policies measured: agreement with the stored best move, and the study's τ
+    // with a fake engine that scores a position by the length of its FEN.
+    let table = dir.ok(&[
+        "eval-policy",
+        "--model",
+        "policy.safetensors,pv.safetensors",
+        "--sample",
+        "100",
+        "--quiet",
+    ]);
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("policy.safetensors"))
+        .unwrap();
+    let cols: Vec<&str> = row.split_whitespace().collect();
+    assert!(cols[1].parse::<u32>().unwrap() > 0, "{table}");
+    assert!(
+        cols[2].trim_end_matches('%').parse::<f64>().is_ok(),
+        "{table}"
+    );
+    let engine = dir.create(
+        "fake.sh",
+        "#!/bin/sh\nwhile read -r line; do\n  case \"$line\" in\n    uci) echo 'id name fake'; echo uciok ;;\n    isready) echo readyok ;;\n    'position fen '*) fen=\"${line#position fen }\" ;;\n    go*) echo \"info depth 1 score cp ${#fen} nodes 1\"; echo 'bestmove 0000' ;;\n    quit) exit 0 ;;\n  esac\ndone\n",
+    );
+    std::fs::set_permissions(&engine, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let table = dir.ok(&[
+        "eval-policy",
+        "--model",
+        "pv.safetensors",
+        "--sample",
+        "50",
+        "--engine",
+        engine.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(table.contains("τ after bm"), "{table}");
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("pv.safetensors"))
+        .unwrap();
+    let tau: f64 = row.split_whitespace().nth(4).unwrap().parse().unwrap();
+    assert!((-1.0..=1.0).contains(&tau), "{row}");
+    let out = dir.run(&["eval-policy", "--model", "cnn.safetensors"]);
+    assert!(!out.status.success());
+
     // Self-play from the two-headed net: two generations, then the same command resumes
     // and a third is added.
     let run = |generations: &str| {
