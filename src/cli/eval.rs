@@ -15,7 +15,7 @@ use chessgraph::measure::evaluate::{self, Sample};
 /// Arguments of `chessgraph eval`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Evaluators, comma-separated: built-in names (material, simplified, seed003, nnue), evaluator or network files, or evaluators stored by `tune`.
+    /// Evaluators, comma-separated: built-in names (material, simplified, seed003, nnue), evaluator files, NNUE files or value-network model files (.safetensors), or evaluators stored by `tune`.
     #[arg(
         long,
         value_delimiter = ',',

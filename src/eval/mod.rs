@@ -210,7 +210,8 @@ impl Sink for WeightedSum<'_> {
     }
 }
 
-/// A named evaluation: a set of linear weights, or an NNUE ([`crate::nnue`]).
+/// A named evaluation: a set of linear weights, an NNUE ([`crate::nnue`]), or one of the
+/// studies' value networks (`.safetensors`, feature `nets`).
 #[derive(Debug, Clone)]
 pub struct Evaluator {
     name: String,
