@@ -12,7 +12,8 @@
 #
 # Sizes (environment): TRAIN (training positions per network, default 200000), EPOCHS
 # (default 3), EVAL_SAMPLE (test positions `eval` measures, default 20000), ARCHS (default
-# all four). On 2 cores the defaults take about 90 minutes.
+# all four), EVAL (0: train only). A network already trained in OUT is kept, so runs with
+# different sizes per architecture add up. On 2 cores the defaults take about two hours.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 data=${DATA:-../shared/data}
@@ -38,6 +39,7 @@ for arch in $archs; do
         --valid-positions 20000 --epochs "$epochs" --quiet | tee "$out/$arch.log"
     touch "$out/$arch.done"
 done
+[[ ${EVAL:-1} == 0 ]] && exit 0
 value=material,seed003,nnue
 for arch in cnn-study cnn-eval policy-value; do
     [[ -f $out/$arch.safetensors ]] && value+=",$out/$arch.safetensors"
