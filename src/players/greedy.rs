@@ -24,7 +24,7 @@ use super::stopping::Stopping;
 use crate::chess::hash;
 use crate::chess::moves::uci;
 use crate::eval::Evaluator;
-use crate::search::{Control, Info, Limits, MATE, Quiescence, Score, SearchResult, root_moves};
+use crate::search::{Control, Info, Limits, Quiescence, SearchResult, root_moves};
 
 /// Plays the move whose reply position the quiescence search likes best.
 pub struct GreedyPlayer {
@@ -46,14 +46,9 @@ impl GreedyPlayer {
     /// The score of playing `m` in `pos`, from the mover's point of view (internal
     /// units: mate in 1 is `MATE - 1`). `keys` holds the game's positions up to `pos`.
     fn score(&mut self, pos: &Chess, keys: &[u64], m: Move) -> i32 {
-        let mut child = pos.clone();
-        child.play_unchecked(m);
-        if child.legal_moves().is_empty() {
-            return if child.is_check() { MATE - 1 } else { 0 };
-        }
-        let key = hash::key_after(pos, keys[keys.len() - 1], m, &child);
-        if crate::chess::game::drawn_in_tree(&child, keys, key) {
-            return 0;
+        let (child, settled) = super::after_move(pos, keys, m);
+        if let Some(score) = settled {
+            return score;
         }
         let white = self.quiescence.leaf(&child).0;
         if pos.turn() == Color::White {
@@ -110,32 +105,14 @@ impl Player for GreedyPlayer {
             }
         }
         let (score, m) = best.expect("at least one move is scored");
-        let report = Info {
-            depth: 1,
-            seldepth: 1,
-            multipv: 1,
-            score: Score::from_internal(score),
-            nodes,
-            time: stopping.elapsed(),
-            hashfull: 0,
-            tbhits: 0,
-            pv: vec![m],
-        };
-        info(&report);
-        SearchResult {
-            best: Some(m),
-            ponder: None,
-            score: report.score,
-            depth: 1,
-            nodes,
-            time: report.time,
-        }
+        super::one_ply_result(m, score, nodes, stopping.elapsed(), info)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::Score;
     use std::sync::atomic::Ordering;
 
     fn pos(fen: &str) -> Chess {

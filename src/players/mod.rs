@@ -37,7 +37,7 @@ pub mod stopping;
 
 use std::sync::Arc;
 
-use shakmaty::Chess;
+use shakmaty::{Chess, Position};
 
 pub use spec::{Spec, SpecError};
 
@@ -391,6 +391,57 @@ pub fn build(
     Settings::check(spec, default_evaluator, resolve)?.build()
 }
 
+/// The position after `m` in `pos` and, when the game is settled there, the move's score
+/// for the mover (internal units): a mate in one, or 0 for a stalemate, a draw by rule or
+/// a repetition of an earlier position (`keys`: the game's keys up to `pos`, its own last).
+/// The one-ply players' rule.
+pub fn after_move(pos: &Chess, keys: &[u64], m: shakmaty::Move) -> (Chess, Option<i32>) {
+    let mut child = pos.clone();
+    child.play_unchecked(m);
+    if child.legal_moves().is_empty() {
+        let score = if child.is_check() {
+            crate::search::MATE - 1
+        } else {
+            0
+        };
+        return (child, Some(score));
+    }
+    let key = crate::chess::hash::key_after(pos, keys[keys.len() - 1], m, &child);
+    let drawn = crate::chess::game::drawn_in_tree(&child, keys, key);
+    (child, drawn.then_some(0))
+}
+
+/// The result of a one-ply choice: `m` with `score` (internal units, mover's view) after
+/// `nodes` positions in `time`, reported to `info` as depth 1.
+pub fn one_ply_result(
+    m: shakmaty::Move,
+    score: i32,
+    nodes: u64,
+    time: std::time::Duration,
+    info: &mut dyn FnMut(&Info),
+) -> SearchResult {
+    let report = Info {
+        depth: 1,
+        seldepth: 1,
+        multipv: 1,
+        score: crate::search::Score::from_internal(score),
+        nodes,
+        time,
+        hashfull: 0,
+        tbhits: 0,
+        pv: vec![m],
+    };
+    info(&report);
+    SearchResult {
+        best: Some(m),
+        ponder: None,
+        score: report.score,
+        depth: 1,
+        nodes,
+        time,
+    }
+}
+
 /// The result of a choice made without a search: `best` with a zero score and no nodes.
 pub fn plain_result(best: Option<shakmaty::Move>, time: std::time::Duration) -> SearchResult {
     SearchResult {
@@ -406,7 +457,6 @@ pub fn plain_result(best: Option<shakmaty::Move>, time: std::time::Duration) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::Position;
 
     fn resolve(s: &str) -> crate::Result<Evaluator> {
         Evaluator::by_name_or_path(s)

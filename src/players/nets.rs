@@ -26,7 +26,7 @@ use crate::chess::hash;
 use crate::chess::moves::uci;
 use crate::chess::rng::SplitMix;
 use crate::nets::Net;
-use crate::search::{Control, Info, Limits, MATE, Score, SearchResult, root_moves};
+use crate::search::{Control, Info, Limits, Score, SearchResult, root_moves};
 
 /// A one-ply player on a value network.
 pub struct CnnPlayer {
@@ -44,21 +44,6 @@ impl CnnPlayer {
             control: Control::default(),
         }
     }
-}
-
-/// A move's score before the network: mate, a draw, or `None` for "ask the network".
-fn settled(pos: &Chess, keys: &[u64], m: Move) -> (Chess, Option<i32>) {
-    let mut child = pos.clone();
-    child.play_unchecked(m);
-    if child.legal_moves().is_empty() {
-        let score = if child.is_check() { MATE - 1 } else { 0 };
-        return (child, Some(score));
-    }
-    let key = hash::key_after(pos, keys[keys.len() - 1], m, &child);
-    if crate::chess::game::drawn_in_tree(&child, keys, key) {
-        return (child, Some(0));
-    }
-    (child, None)
 }
 
 impl Player for CnnPlayer {
@@ -85,8 +70,10 @@ impl Player for CnnPlayer {
         moves.sort_by_cached_key(uci);
         let mut keys = history.to_vec();
         keys.push(hash::key(pos));
-        let children: Vec<(Chess, Option<i32>)> =
-            moves.iter().map(|&m| settled(pos, &keys, m)).collect();
+        let children: Vec<(Chess, Option<i32>)> = moves
+            .iter()
+            .map(|&m| super::after_move(pos, &keys, m))
+            .collect();
         let open: Vec<&Chess> = children
             .iter()
             .filter(|(_, s)| s.is_none())
@@ -113,26 +100,7 @@ impl Player for CnnPlayer {
             }
         }
         let (score, m) = best.expect("at least one move is scored");
-        let report = Info {
-            depth: 1,
-            seldepth: 1,
-            multipv: 1,
-            score: Score::from_internal(score),
-            nodes: moves.len() as u64,
-            time: started.elapsed(),
-            hashfull: 0,
-            tbhits: 0,
-            pv: vec![m],
-        };
-        info(&report);
-        SearchResult {
-            best: Some(m),
-            ponder: None,
-            score: report.score,
-            depth: 1,
-            nodes: report.nodes,
-            time: report.time,
-        }
+        super::one_ply_result(m, score, moves.len() as u64, started.elapsed(), info)
     }
 }
 
