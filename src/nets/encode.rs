@@ -14,7 +14,7 @@
 //!   capture is legal), the halfmove clock / 100 and the move number / 100 (constant
 //!   planes). 20 planes.
 
-use shakmaty::{Bitboard, CastlingSide, Chess, Color, EnPassantMode, Position, Role, attacks};
+use shakmaty::{CastlingSide, Chess, Color, EnPassantMode, Position, Role};
 
 /// Squares per plane.
 pub const SQUARES: usize = 64;
@@ -74,7 +74,7 @@ impl Encoding {
         match self {
             Encoding::Study => {
                 for (i, color) in [Color::White, Color::Black].into_iter().enumerate() {
-                    for sq in attacked(pos, color) {
+                    for sq in crate::graph::attacked_squares(pos.board(), color) {
                         out[(12 + i) * SQUARES + usize::from(sq)] = 1.0;
                     }
                 }
@@ -112,20 +112,6 @@ impl Encoding {
 pub fn piece_plane(color: Color, role: Role) -> usize {
     let side = if color == Color::White { 0 } else { 6 };
     side + usize::from(role) - 1
-}
-
-/// The squares `color`'s pieces attack (pawns their capture squares), whatever stands on
-/// them.
-pub fn attacked(pos: &Chess, color: Color) -> Bitboard {
-    let board = pos.board();
-    let occupied = board.occupied();
-    let mut all = Bitboard::EMPTY;
-    for sq in board.by_color(color) {
-        if let Some(piece) = board.piece_at(sq) {
-            all |= attacks::attacks(sq, piece, occupied);
-        }
-    }
-    all
 }
 
 #[cfg(test)]

@@ -50,7 +50,7 @@ pub fn measure(
     let (mut values, mut labels) = (Vec::new(), Vec::new());
     for chunk in samples.chunks(CHUNK) {
         let refs: Vec<&Sample> = chunk.iter().collect();
-        let (_, out) = super::batch_loss(model, arch, &refs, k)?;
+        let out = model.forward(&super::encode(arch, &refs)?)?;
         if let Some(v) = out.value {
             let v: Vec<f32> = v.to_vec1()?;
             for (s, &v) in chunk.iter().zip(&v) {
@@ -63,7 +63,6 @@ pub fn measure(
             }
         }
         if let Some(p) = out.policy {
-            let refs: Vec<&Sample> = chunk.iter().collect();
             let mean = super::policy_loss(&p, &refs)?;
             ce += f64::from(mean.to_scalar::<f32>()?) * chunk.len() as f64;
             let logits: Vec<Vec<f32>> = p.to_vec2()?;

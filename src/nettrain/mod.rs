@@ -167,9 +167,8 @@ fn batch_loss(
     arch: Arch,
     batch: &[&Sample],
     k: f64,
-) -> Result<(Tensor, crate::nets::Outputs), NetTrainError> {
-    let x = encode(arch, batch)?;
-    let out = model.forward(&x)?;
+) -> Result<Tensor, NetTrainError> {
+    let out = model.forward(&encode(arch, batch)?)?;
     let mut loss: Option<Tensor> = None;
     if let Some(v) = &out.value {
         let target: Vec<f32> = batch
@@ -186,7 +185,7 @@ fn batch_loss(
             None => ce,
         });
     }
-    Ok((loss.expect("every architecture has a head"), out))
+    Ok(loss.expect("every architecture has a head"))
 }
 
 /// The cross-entropy of the policy logits `p` against the batch's best moves, or, when
@@ -220,7 +219,7 @@ pub fn value_target(label_cp: f32, k: f64) -> f32 {
 }
 
 /// The input planes of a batch, encoded in parallel.
-fn encode(arch: Arch, batch: &[&Sample]) -> candle_core::Result<Tensor> {
+pub(crate) fn encode(arch: Arch, batch: &[&Sample]) -> candle_core::Result<Tensor> {
     let enc = arch.encoding();
     let mut data = vec![0f32; batch.len() * enc.inputs()];
     data.par_chunks_mut(enc.inputs())
@@ -275,7 +274,7 @@ pub fn train(
         let epoch_start = Instant::now();
         for (b, chunk) in order.chunks(opts.batch).enumerate() {
             let batch: Vec<&Sample> = chunk.iter().map(|&i| &data.train[i]).collect();
-            let (loss, _) = batch_loss(&model, opts.arch, &batch, opts.k)?;
+            let loss = batch_loss(&model, opts.arch, &batch, opts.k)?;
             adam.set_learning_rate(opts.lr / (1.0 + opts.decay * step as f64));
             adam.backward_step(&loss)?;
             step += 1;
