@@ -132,27 +132,45 @@ pub enum Settings {
     Mcts(mcts::MctsSettings, Arc<Evaluator>),
     /// A `fit moves` model file.
     Logistic(std::path::PathBuf),
-    /// A network model file: played one ply on its value (`cnn`) or by its policy
-    /// (`policy`).
+    /// A network model file and how it plays.
     Net(NetPlay, std::path::PathBuf),
-    /// PUCT on a policy/value network file, with its seed.
-    Puct(puct::PuctSettings, u64, std::path::PathBuf),
 }
 
 /// How a network plays.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq)]
 pub enum NetPlay {
-    /// One ply on the value head.
+    /// One ply on the value head (`cnn:`).
     Cnn,
-    /// The most probable move of the policy head.
+    /// The most probable move of the policy head (`policy:`).
     Policy,
+    /// PUCT on both heads (`mcts:net=`), with its seed.
+    Puct(puct::PuctSettings, u64),
 }
 
 impl NetPlay {
-    fn as_str(self) -> &'static str {
+    /// The player's name in a spec.
+    pub fn as_str(self) -> &'static str {
         match self {
             NetPlay::Cnn => "cnn",
             NetPlay::Policy => "policy",
+            NetPlay::Puct(..) => "mcts",
+        }
+    }
+
+    /// The seed of the player's random numbers (PUCT's root noise).
+    #[cfg(feature = "nets")]
+    fn seed(self) -> u64 {
+        match self {
+            NetPlay::Puct(_, seed) => seed,
+            _ => 1,
+        }
+    }
+
+    /// The spec key that names the model file.
+    fn key(self) -> &'static str {
+        match self {
+            NetPlay::Puct(..) => "net",
+            _ => "model",
         }
     }
 }
@@ -224,7 +242,7 @@ impl Settings {
                 };
                 let path = spec.get("net").unwrap_or_default();
                 let seed = spec.parse_or("seed", 1u64, 0..=u64::MAX)?;
-                Settings::Puct(settings, seed, path.into())
+                Settings::Net(NetPlay::Puct(settings, seed), path.into())
             }
             "mcts" => {
                 spec.check_keys(&["iterations", "c", "rollout", "seed", "evaluator"])?;
@@ -290,84 +308,45 @@ impl Settings {
                 Box::new(p)
             }
             Settings::Net(play, path) => net_player(play, &path)?,
-            Settings::Puct(settings, seed, path) => puct_player(settings, seed, &path)?,
         })
     }
 }
 
-/// Reads a network model file for `play`, checking it has the head that play needs.
+/// Reads the network model file a network player plays with, checking it has the heads
+/// that player needs.
 #[cfg(feature = "nets")]
 fn net_player(play: NetPlay, path: &std::path::Path) -> Result<Box<dyn Player>, SpecError> {
     let refuse = |why: String| SpecError::Value {
         player: play.as_str().into(),
-        key: "model".into(),
+        key: play.key().into(),
         value: path.display().to_string(),
         why,
     };
-    let net = crate::nets::Net::load(path).map_err(|e| refuse(e.to_string()))?;
-    let model = path.display().to_string();
+    let net = Arc::new(crate::nets::Net::load(path).map_err(|e| refuse(e.to_string()))?);
     let arch = net.arch();
+    let (value, policy) = (arch.has_value(), arch.has_policy());
+    let model = path.display().to_string();
     Ok(match play {
-        NetPlay::Cnn if arch.has_value() => Box::new(nets::CnnPlayer::new(Arc::new(net), model)),
-        NetPlay::Policy if arch.has_policy() => {
-            Box::new(nets::PolicyPlayer::new(Arc::new(net), model))
-        }
-        _ => {
+        NetPlay::Cnn if value => Box::new(nets::NetPlayer::new(net, play, model)),
+        NetPlay::Policy if policy => Box::new(nets::NetPlayer::new(net, play, model)),
+        NetPlay::Puct(..) if value && policy => Box::new(nets::NetPlayer::new(net, play, model)),
+        NetPlay::Puct(..) => {
             return Err(refuse(format!(
-                "a {} network has no {} head",
-                arch.as_str(),
-                if play == NetPlay::Cnn {
-                    "value"
-                } else {
-                    "policy"
-                }
+                "PUCT needs a policy and a value head; a {} network has not both",
+                arch.as_str()
             )));
         }
-    })
-}
-
-/// Reads a policy/value network for PUCT.
-#[cfg(feature = "nets")]
-fn puct_player(
-    settings: puct::PuctSettings,
-    seed: u64,
-    path: &std::path::Path,
-) -> Result<Box<dyn Player>, SpecError> {
-    let refuse = |why: String| SpecError::Value {
-        player: "mcts".into(),
-        key: "net".into(),
-        value: path.display().to_string(),
-        why,
-    };
-    let net = crate::nets::Net::load(path).map_err(|e| refuse(e.to_string()))?;
-    let arch = net.arch();
-    if !(arch.has_policy() && arch.has_value()) {
-        return Err(refuse(format!(
-            "PUCT needs a policy and a value head; a {} network has not both",
-            arch.as_str()
-        )));
-    }
-    let model = path.display().to_string();
-    Ok(Box::new(nets::PuctPlayer::new(
-        Arc::new(net),
-        model,
-        settings,
-        seed,
-    )))
-}
-
-/// Without the `nets` feature there is no network for PUCT.
-#[cfg(not(feature = "nets"))]
-fn puct_player(
-    _settings: puct::PuctSettings,
-    _seed: u64,
-    path: &std::path::Path,
-) -> Result<Box<dyn Player>, SpecError> {
-    Err(SpecError::Value {
-        player: "mcts".into(),
-        key: "net".into(),
-        value: path.display().to_string(),
-        why: "this chessgraph was built without the `nets` feature".into(),
+        _ => {
+            let head = if play == NetPlay::Cnn {
+                "value"
+            } else {
+                "policy"
+            };
+            return Err(refuse(format!(
+                "a {} network has no {head} head",
+                arch.as_str()
+            )));
+        }
     })
 }
 
@@ -376,7 +355,7 @@ fn puct_player(
 fn net_player(play: NetPlay, path: &std::path::Path) -> Result<Box<dyn Player>, SpecError> {
     Err(SpecError::Value {
         player: play.as_str().into(),
-        key: "model".into(),
+        key: play.key().into(),
         value: path.display().to_string(),
         why: "this chessgraph was built without the `nets` feature".into(),
     })
