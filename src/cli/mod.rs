@@ -223,3 +223,30 @@ pub fn one_of<T: Copy + Send + Sync + 'static>(
             .ok_or_else(|| format!("{s:?} is not one of the possible values"))
     })
 }
+
+/// K of σ(K·cp) for a trainer: `given`, or fitted on `pairs` (label, game result) of the
+/// training positions by the one K policy of `fit::metrics`; said on `out`.
+pub fn choose_k(
+    out: &mut impl std::io::Write,
+    given: Option<f64>,
+    pairs: &[(f64, f64)],
+) -> anyhow::Result<f64> {
+    if let Some(k) = given {
+        anyhow::ensure!(k > 0.0 && k.is_finite(), "--k must be positive");
+        writeln!(out, "K = {k:.6} per cp (given)")?;
+        return Ok(k);
+    }
+    let (k, fitted_on) = chessgraph::fit::metrics::k_or_default(pairs);
+    if fitted_on > 0 {
+        writeln!(
+            out,
+            "K = {k:.6} per cp, fitted on {fitted_on} training positions with a label and a game result"
+        )?;
+    } else {
+        writeln!(
+            out,
+            "K = {k:.6} per cp (ln 10 / 400: too few game results to fit it)"
+        )?;
+    }
+    Ok(k)
+}

@@ -105,16 +105,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .with_context(|| format!("cannot write {}", gen0.display()))?;
     }
     let mut out = std::io::stdout().lock();
-    let mut window: Vec<Vec<(u64, Sample)>> = Vec::new();
+    // The samples of the latest `--window` generations, oldest first.
+    let mut window: std::collections::VecDeque<Vec<(u64, Sample)>> = Default::default();
+    let keep = |window: &mut std::collections::VecDeque<_>, samples| {
+        window.push_back(samples);
+        if window.len() > args.window as usize {
+            window.pop_front();
+        }
+    };
     let started = Instant::now();
     for g in 1..=args.generations {
         let file = |ext: &str| args.out_dir.join(format!("gen-{g}.{ext}"));
         if file("safetensors").exists() && file("jsonl").exists() {
             net = Net::load(&file("safetensors"))?;
-            window.push(read_samples(&file("jsonl"))?);
-            if window.len() > args.window as usize {
-                window.remove(0);
-            }
+            keep(&mut window, read_samples(&file("jsonl"))?);
             writeln!(out, "generation {g}: done before, resumed")?;
             continue;
         }
@@ -146,10 +150,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .flat_map(|(i, game)| game.samples.iter().map(move |s| (i as u64, s.clone())))
             .collect();
         write_samples(&file("jsonl"), &samples)?;
-        window.push(samples);
-        if window.len() > args.window as usize {
-            window.remove(0);
-        }
+        keep(&mut window, samples);
         let (w, d, l) = games
             .iter()
             .fold((0, 0, 0), |(w, d, l), game| match game.outcome() {
@@ -187,7 +188,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 fn train_generation(
     out: &mut impl Write,
     net: &Net,
-    window: &[Vec<(u64, Sample)>],
+    window: &std::collections::VecDeque<Vec<(u64, Sample)>>,
     args: &Args,
     g: u32,
 ) -> anyhow::Result<Net> {

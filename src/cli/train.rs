@@ -8,7 +8,6 @@ use std::time::Instant;
 use super::progress::{Progress as Bar, Unit};
 use anyhow::Context;
 use chessgraph::db::labels::LabelChoice;
-use chessgraph::fit::metrics::k_or_default;
 use chessgraph::nnue::FeatureSet;
 use chessgraph::train::{self, Options, Progress, data};
 
@@ -115,7 +114,13 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         set.unlabelled,
         load_start.elapsed().as_secs_f64()
     )?;
-    let k = choose_k(&mut out, args.k, &set.train)?;
+    let pairs: Vec<(f64, f64)> = set
+        .train
+        .iter()
+        .filter(|s| !s.result.is_nan())
+        .map(|s| (f64::from(s.label_cp), f64::from(s.result)))
+        .collect();
+    let k = super::choose_k(&mut out, args.k.map(f64::from), &pairs)? as f32;
     let opts = Options {
         features: args.features,
         hidden: args.hidden,
@@ -218,43 +223,6 @@ fn train_with_progress(
         return Err(e.into());
     }
     Ok(trained)
-}
-
-/// K: given, or fitted on the training positions with a label and a game result (the
-/// one K policy of `fit::metrics`), said on `out`.
-fn choose_k(
-    out: &mut impl Write,
-    given: Option<f32>,
-    train: &[data::Sample],
-) -> anyhow::Result<f32> {
-    Ok(match given {
-        Some(k) => {
-            writeln!(out, "K = {k:.6} per cp (given)")?;
-            k
-        }
-        None => {
-            let pairs: Vec<(f64, f64)> = train
-                .iter()
-                .filter(|s| !s.result.is_nan())
-                .map(|s| (f64::from(s.label_cp), f64::from(s.result)))
-                .collect();
-            let (k, fitted_on) = k_or_default(&pairs);
-            let k = k as f32;
-            if fitted_on > 0 {
-                writeln!(
-                    out,
-                    "K = {k:.6} per cp, fitted on {fitted_on} training positions with a label and a game result"
-                )?;
-                k
-            } else {
-                writeln!(
-                    out,
-                    "K = {k:.6} per cp (ln 10 / 400: too few game results to fit it)"
-                )?;
-                k
-            }
-        }
-    })
 }
 
 /// The network's shape and the training settings, one line.

@@ -7,7 +7,6 @@ use std::time::Instant;
 
 use anyhow::Context;
 use chessgraph::db::labels::LabelChoice;
-use chessgraph::fit::metrics::k_or_default;
 use chessgraph::nets::{Arch, Net, Shape};
 use chessgraph::nettrain::{self, Needs, NetOptions, NetProgress, PartMetrics, data};
 
@@ -112,7 +111,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         load_start.elapsed().as_secs_f64()
     )?;
     let opts = NetOptions {
-        k: choose_k(&mut out, args.k, &set.train)?,
+        k: super::choose_k(&mut out, args.k, &data::label_result_pairs(&set.train))?,
         ..opts
     };
     writeln!(
@@ -229,32 +228,6 @@ fn options(args: &Args) -> anyhow::Result<NetOptions> {
     };
     anyhow::ensure!(opts.decay >= 0.0, "--decay must not be negative");
     Ok(opts)
-}
-
-/// k: given, or fitted on the train part's positions with a label and a game result.
-fn choose_k(
-    out: &mut impl Write,
-    given: Option<f64>,
-    train: &[data::Sample],
-) -> anyhow::Result<f64> {
-    if let Some(k) = given {
-        anyhow::ensure!(k > 0.0 && k.is_finite(), "--k must be positive");
-        writeln!(out, "k = {k:.6} per cp (given)")?;
-        return Ok(k);
-    }
-    let (k, fitted_on) = k_or_default(&data::label_result_pairs(train));
-    if fitted_on > 0 {
-        writeln!(
-            out,
-            "k = {k:.6} per cp, fitted on {fitted_on} training positions with a label and a game result"
-        )?;
-    } else {
-        writeln!(
-            out,
-            "k = {k:.6} per cp (ln 10 / 400: too few labels with game results to fit it)"
-        )?;
-    }
-    Ok(k)
 }
 
 /// The figures of a part, one line.
