@@ -61,6 +61,14 @@ pub const BUILTIN_NAMES: [&str; 4] = ["material", "simplified", "seed003", "nnue
 /// network, which beats the tuned linear evaluators in games.
 pub const DEFAULT_EVALUATOR: &str = "nnue";
 
+/// A value network's evaluation, kept out of line: [`Evaluator::evaluate`] is inlined
+/// into the search, and the NNUE's and linear arms should not pay for this one's size.
+#[cfg(feature = "nets")]
+#[inline(never)]
+fn deep_evaluate(net: &crate::nets::Net, pos: &Chess) -> i32 {
+    net.evaluate(pos).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+}
+
 /// The evaluator name of a model file: its file name without the extension.
 fn file_stem(path: &Path) -> String {
     path.file_stem().map_or_else(
@@ -360,7 +368,7 @@ impl Evaluator {
                 if pos.turn() == Color::White { v } else { -v }
             }
             #[cfg(feature = "nets")]
-            Model::Deep(net) => net.evaluate(pos).clamp(-EVAL_LIMIT, EVAL_LIMIT),
+            Model::Deep(net) => deep_evaluate(net, pos),
             Model::Linear(Linear { weights, groups }) => {
                 let mut sum = WeightedSum {
                     mg_w: &weights.mg,
