@@ -114,9 +114,19 @@ cgtest!(cnn_trains_and_evaluates, |dir| {
         &dir,
         "cnn-study",
         "again.safetensors",
-        &["--init", "tiny.safetensors"],
+        &[
+            "--init",
+            "tiny.safetensors",
+            "--train-positions",
+            "300",
+            "--valid-positions",
+            "40",
+        ],
     );
     assert!(out.contains("wrote again.safetensors"), "{out}");
+    // Fewer positions, spread over the parts; the test part stays whole.
+    assert!(out.contains("(300 train, 40 valid,"), "{out}");
+    assert!(out.contains("trained on 300 positions"), "{out}");
     let err = dir.run(&[
         "train-net",
         "--arch",
