@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # The PUC-Rio players study's round robin, repeated with its seven players: Naive (random),
-# Minimax (alpha-beta, depth 4), MCTS (3,000 iterations), the logistic-regression move
-# classifier, the CNN (one ply on the players study's CNN), Minimax+CNN (depth 4 on it) and
-# Stockfish at depth 1 and 0.1 s, as the study limited it. GAMES per pair (default 20, the
+# Minimax (alpha-beta, depth 4, moves ordered by their evaluation as the study did), MCTS
+# (3,000 iterations), the logistic-regression move classifier, the CNN (one ply on the
+# players study's CNN), Minimax+CNN (depth 4 on it, the same order) and Stockfish at depth 1
+# and 0.1 s, as the study limited it. GAMES per pair (default 20, the
 # study's) from chessgraph's balanced book openings, colours alternating, a forced draw at
 # 100 moves (each side) counted apart, as the study did.
 #
 # Usage: scripts/strength/players-study.sh CNN_MODEL [GAMES]
 #   CNN_MODEL: a cnn-study model (scripts/tools/nets-tables.sh writes one).
 # Env: OUT (default target/players-study), MOVETIME (ms per move for every player,
-#      default 1000: Minimax+CNN's depth 4 needs it), STOCKFISH (default /usr/games/stockfish).
+#      default 1000; the fixed-depth players stop at their last completed depth when it
+#      runs out, which only Minimax+CNN does: its depth 4 takes 1-15 s on 2 cores),
+#      STOCKFISH (default /usr/games/stockfish).
 # Writes OUT/study.db (the tournament, resumable), OUT/study.pgn, OUT/tournament.txt and
 # OUT/pairs.md (wins, draws, losses and forced draws per pair).
 set -euo pipefail
@@ -33,11 +36,11 @@ if [[ ! -s $out/moves.json ]]; then
 fi
 cg tournament --name players-study \
     --player "Naive=random:seed=1" \
-    --player "Minimax=minimax:depth=4,evaluator=seed003" \
+    --player "Minimax=minimax:depth=4,order=eval,evaluator=seed003" \
     --player "MCTS=mcts:iterations=3000,evaluator=seed003" \
     --player "Logistic=logistic:model=$out/moves.json" \
     --player "CNN=cnn:model=$cnn" \
-    --player "Minimax+CNN=minimax:depth=4,evaluator=$cnn" \
+    --player "Minimax+CNN=minimax:depth=4,order=eval,evaluator=$cnn" \
     --engine "Stockfish=python3 scripts/strength/uci-go.py go_depth_1_movetime_100 $sf" \
     --games "$games" --movetime "$movetime" --max-moves 100 --concurrency 2 \
     --pgn "$out/study.pgn" --quiet | tee "$out/tournament.txt"

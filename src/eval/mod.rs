@@ -382,6 +382,23 @@ impl Evaluator {
         }
     }
 
+    /// Evaluations of several positions in centipawns from White's point of view, those of
+    /// [`Evaluator::evaluate`] (a network's up to float rounding): a network model runs
+    /// them as one batch (a forward pass per position costs several times more), the
+    /// others one by one.
+    pub fn evaluate_batch(&self, positions: &[Chess]) -> Vec<i32> {
+        match &self.model {
+            #[cfg(feature = "nets")]
+            Model::Deep(net) if !positions.is_empty() => net
+                .values(positions.iter())
+                .expect("a loaded value net evaluates any position")
+                .into_iter()
+                .map(|v| net.centipawns(v).clamp(-EVAL_LIMIT, EVAL_LIMIT))
+                .collect(),
+            _ => positions.iter().map(|p| self.evaluate(p)).collect(),
+        }
+    }
+
     /// The evaluation computed from a term list (equal to [`Evaluator::evaluate`] of the
     /// position the list was made from).
     pub fn evaluate_terms(&self, terms: &TermList) -> i32 {

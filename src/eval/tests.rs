@@ -179,3 +179,44 @@ fn hand_checked_extra_terms() {
     // The colour-blind hanging count: White 2, Black 1 (Bb6).
     assert_eq!(c(Term::Hanging), 1);
 }
+
+#[test]
+fn batch_evaluation_equals_one_by_one() {
+    let positions: Vec<Chess> = [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 3 12",
+        "8/8/4k3/8/8/4K3/4P3/8 w - - 20 60",
+    ]
+    .iter()
+    .map(|f| crate::chess::fen::parse_position(f).unwrap())
+    .collect();
+    let linear = Evaluator::builtin("seed003").unwrap();
+    let one: Vec<i32> = positions.iter().map(|p| linear.evaluate(p)).collect();
+    assert_eq!(linear.evaluate_batch(&positions), one);
+    assert!(linear.evaluate_batch(&[]).is_empty());
+    #[cfg(feature = "nets")]
+    {
+        use crate::nets::{Arch, Header, Net, Shape, seeded_vars};
+        let shape = Shape {
+            channels: 4,
+            blocks: 2,
+        };
+        let (vars, _) = seeded_vars(Arch::CnnStudy, shape, 3).unwrap();
+        let header = Header {
+            arch: Arch::CnnStudy,
+            shape,
+            k: 0.005,
+            provenance: serde_json::json!({"test": true}),
+        };
+        let deep = Evaluator::from_net("tiny", Net::from_vars(header, &vars).unwrap());
+        let batch = deep.evaluate_batch(&positions);
+        for (p, b) in positions.iter().zip(&batch) {
+            assert!(
+                (deep.evaluate(p) - b).abs() <= 1,
+                "{b} vs {}",
+                deep.evaluate(p)
+            );
+        }
+        assert!(batch.iter().any(|&v| v != batch[0]), "{batch:?}");
+    }
+}

@@ -12,7 +12,7 @@
 //! | `engine[:evaluator=E]` | the engine's full search (the default) |
 //! | `random[:seed=S]` | a uniformly random legal move, seeded |
 //! | `greedy[:evaluator=E]` | the best move after one ply and a capture search |
-//! | `minimax[:depth=D,evaluator=E]` | plain fixed-depth alpha-beta, depth 4 (the studies' bots) |
+//! | `minimax[:depth=D,order=O,evaluator=E]` | plain fixed-depth alpha-beta, depth 4 (the studies' bots); `order=eval` the players study's move order |
 //! | `mcts[:iterations=N,c=C,rollout=P,seed=S,evaluator=E]` | UCT Monte Carlo tree search |
 //! | `mcts:net=FILE[,simulations=N,c=C,seed=S]` | PUCT on a policy/value network (the neural-network study) |
 //! | `logistic:model=FILE` | the most probable move of a `fit moves` model (PUC-Rio) |
@@ -126,8 +126,8 @@ pub enum Settings {
     Random(u64),
     /// One ply and a capture search.
     Greedy(Arc<Evaluator>),
-    /// Fixed-depth alpha-beta.
-    Minimax(u32, Arc<Evaluator>),
+    /// Fixed-depth alpha-beta and its move order.
+    Minimax(u32, minimax::Order, Arc<Evaluator>),
     /// UCT Monte Carlo tree search.
     Mcts(mcts::MctsSettings, Arc<Evaluator>),
     /// A `fit moves` model file.
@@ -224,10 +224,21 @@ impl Settings {
                 Settings::Greedy(evaluator(spec)?)
             }
             "minimax" => {
-                spec.check_keys(&["depth", "evaluator"])?;
+                spec.check_keys(&["depth", "order", "evaluator"])?;
                 let depth =
                     spec.parse_or("depth", minimax::DEFAULT_DEPTH, 1..=minimax::MAX_DEPTH)?;
-                Settings::Minimax(depth, evaluator(spec)?)
+                let order = match spec.get("order") {
+                    None => minimax::Order::default(),
+                    Some(name) => {
+                        minimax::Order::from_name(name).ok_or_else(|| SpecError::Value {
+                            player: spec.name.clone(),
+                            key: "order".into(),
+                            value: name.into(),
+                            why: format!("expected {}", minimax::Order::NAMES.join(" or ")),
+                        })?
+                    }
+                };
+                Settings::Minimax(depth, order, evaluator(spec)?)
             }
             "mcts" if spec.get("net").is_some() => {
                 spec.check_keys(&["net", "simulations", "c", "seed"])?;
@@ -296,7 +307,9 @@ impl Settings {
             }
             Settings::Random(seed) => Box::new(random::RandomPlayer::new(seed)),
             Settings::Greedy(e) => Box::new(greedy::GreedyPlayer::new(e)),
-            Settings::Minimax(depth, e) => Box::new(minimax::MinimaxPlayer::new(depth, e)),
+            Settings::Minimax(depth, order, e) => {
+                Box::new(minimax::MinimaxPlayer::with_order(depth, order, e))
+            }
             Settings::Mcts(settings, e) => Box::new(mcts::MctsPlayer::new(settings, e)),
             Settings::Logistic(path) => {
                 let p = logistic::LogisticPlayer::open(&path).map_err(|e| SpecError::Value {
@@ -484,6 +497,14 @@ mod tests {
                 "minimax:depth=2,evaluator=material",
             ),
             (
+                "minimax:order=eval",
+                "minimax:depth=4,order=eval,evaluator=seed003",
+            ),
+            (
+                "minimax:order=captures",
+                "minimax:depth=4,evaluator=seed003",
+            ),
+            (
                 "mcts",
                 "mcts:iterations=3000,c=2,rollout=6,seed=1,evaluator=seed003",
             ),
@@ -501,6 +522,7 @@ mod tests {
             "minimax:depth=0",
             "minimax:depth=33",
             "minimax:seed=1",
+            "minimax:order=best",
             "mcts:iterations=0",
             "mcts:c=-1",
             "mcts:rollout=x",
