@@ -27,12 +27,12 @@ done
 {
     echo "| arch | training positions | valid by epoch | test (kept epoch) | seconds |"
     echo "| --- | --- | --- | --- | --- |"
-    for log in "$out"/*.log; do
+    for log in "$out"/*-[0-9]*.log; do
         name=$(basename "$log" .log)
         epochs=$(grep -oE "valid loss [0-9.]+(, τ [0-9.]+)?(, top-1 [0-9.]+ %)?" "$log" \
             | sed -E 's/valid loss [0-9.]+, //; s/valid loss //' | paste -sd ' ' | sed 's/ τ/; τ/g')
-        test=$(grep -oE "test part: [^(]*" "$log" | sed 's/test part: //')
-        secs=$(grep -oE "epochs in [0-9.]+ s" "$log" | grep -oE "[0-9.]+ s")
+        test=$(grep -oE "test part: [^(]*" "$log" | sed 's/test part: //' || true)
+        secs=$(grep -oE "epochs in [0-9.]+ s" "$log" | grep -oE "[0-9.]+ s" || true)
         echo "| ${name%-*} | ${name##*-} | $epochs | $test | $secs |"
     done
 } > "$out/curve.md"
