@@ -10,8 +10,7 @@
 # Needs ../shared/data, zstd, python3 with python-chess (positions beyond the 9M colour
 # flips need it) and duckdb (pip install chess duckdb). The data (from the shared sets,
 # their flips, mirrors and one-move continuations: scripts/fixtures/scale-data.py) is
-# written once per N into target/bench-load and kept; at 20M it takes about 20 minutes
-# and 600 MB. Each step's output stays in target/bench-load/N/.
+# written once per N into target/bench-load and kept (about 27 bytes per position). Each step's output stays in target/bench-load/N/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 sizes=("$@")

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Where the learning curves of scripts/tools/nets-curve.sh lead: per architecture, the
 test figure (τ for value networks, top-1 for the policy network) of each run at the same
-number of epochs against log2 of its training positions, a least-squares line through
-them (numpy), and the training positions at which that line would reach a target τ.
+number of epochs against log2 of its training positions, a least-squares line (numpy)
+through the three largest runs (the curves bend, so the upper end says most about what
+lies beyond), and the training positions at which that line would reach a target τ.
 
 A straight line in log(positions) is the simplest reading of a curve that bends; it is
 an estimate of the order of magnitude, not a promise, and it says nothing past the data's
@@ -42,16 +43,16 @@ def main():
     ap.add_argument("--rate", action="append", default=[], help="ARCH=training positions/s, for the time a projection would take")
     args = ap.parse_args()
     rates = dict(r.split("=") for r in args.rate)
-    print("| arch | figure | training positions: test figure | per doubling | reaches the target at |")
+    print("| arch | figure | training positions: test figure | per doubling (last three) | reaches the target at |")
     print("| --- | --- | --- | --- | --- |")
     for arch, rows in sorted(runs(args.dir).items()):
         rows = sorted(r for r in rows if r[1] == args.epochs)
         for figure, col in (("τ", 2), ("top-1 %", 3)):
             pts = sorted((r[0], r[col]) for r in rows if r[col] is not None)
-            if len(pts) < 2:
+            if len(pts) < 3:
                 continue
-            x = np.log2([n for n, _ in pts])
-            y = np.array([v for _, v in pts])
+            x = np.log2([n for n, _ in pts[-3:]])
+            y = np.array([v for _, v in pts[-3:]])
             slope, intercept = np.polyfit(x, y, 1)
             where = ""
             if figure == "τ" and args.target and slope > 0:
