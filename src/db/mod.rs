@@ -6,6 +6,7 @@ pub mod browse;
 pub mod evaluators;
 pub mod export;
 pub mod filter;
+pub mod functions;
 pub mod games;
 pub mod import;
 pub mod labels;
@@ -76,6 +77,7 @@ pub fn open_read_only(path: &Path) -> Result<Connection> {
         Connection::open_with_flags(uri, flags)?
     };
     conn.busy_timeout(std::time::Duration::from_secs(30))?;
+    functions::register(&conn)?;
     check_ours(&conn, path)?;
     let version = schema_version(&conn)?;
     let known = MIGRATIONS.len() as i64;
@@ -168,6 +170,7 @@ fn configure(conn: &Connection) -> Result<()> {
     // WAL keeps readers working during an import; NORMAL sync is crash-safe in WAL mode
     // (a power cut may lose the last commits, never consistency).
     conn.busy_timeout(std::time::Duration::from_secs(30))?;
+    functions::register(conn)?;
     // Larger pages suit the bulk tables (edges); only takes effect on a new file.
     conn.pragma_update(None, "page_size", 16_384)?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
@@ -221,6 +224,20 @@ mod tests {
             )
             .unwrap();
         assert_eq!(n, 1);
+    }
+
+    #[test]
+    fn every_connection_has_the_position_functions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        drop(open(&path).unwrap());
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+        for conn in [open(&path).unwrap(), open_read_only(&path).unwrap()] {
+            let fen: String = conn
+                .query_row("SELECT board_fen(pack_fen(?1))", [start], |r| r.get(0))
+                .unwrap();
+            assert_eq!(fen, start);
+        }
     }
 
     #[test]
