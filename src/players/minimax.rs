@@ -22,16 +22,15 @@
 //! fixed-depth search: the draw rules above and the iterations 1..D, which let a limit
 //! cut the search short (a plain `go` always completes depth D).
 //!
-//! `order=eval` orders moves as the PUC-Rio players study did (its section 3.1): the
-//! children of a node evaluated statically and searched best first for the side to move
-//! (a stable sort, so equal moves keep their generation order), with the evaluations of a
-//! node's children computed together ([`Evaluator::evaluate_batch`]: a network runs them
-//! as one batch), and reused as the leaves' values one ply above the leaves. Nodes one ply
-//! above the leaves keep the captures-first order: evaluating every child there to sort
-//! them would evaluate every leaf, which alpha-beta exists to avoid (with the players
-//! study's CNN at depth 4 it visited 14,000 nodes where captures first visit 55,000 in
-//! a middlegame). The value is the
-//! same depth-D minimax value; only the nodes visited, and the move among equals, change.
+//! `order=eval` orders moves as the PUC-Rio players study did (its section 3.1): a node's
+//! children evaluated statically, together ([`Evaluator::evaluate_batch`]: a network runs
+//! them as one batch), and searched best first for the side to move (a stable sort, so
+//! equal moves keep their generation order). Nodes one ply above the leaves keep the
+//! captures-first order: evaluating every child there to sort them would evaluate every
+//! leaf, which alpha-beta exists to avoid (that variant was five times slower on the
+//! players study's CNN). With the CNN at depth 4 in a middlegame this order visited 14,000
+//! nodes where captures first visit 55,000. The value is the same depth-D minimax value;
+//! only the nodes visited, and the move among equals, change.
 
 use std::sync::Arc;
 
@@ -108,9 +107,9 @@ fn order(moves: &mut MoveList) {
     moves.sort_by_key(|&m| std::cmp::Reverse(if is_quiet(m) { 0 } else { mvv_lva(m) }));
 }
 
-/// The children of `pos` after `moves`, with their evaluations from the side to move's
-/// view, sorted best first (stably, so equal moves keep their order).
-fn children_by_eval(evaluator: &Evaluator, pos: &Chess, moves: &[Move]) -> Vec<(Move, Chess, i32)> {
+/// The moves and the children of `pos` they lead to, sorted by the children's
+/// evaluations, best for the side to move first (stably, so equal moves keep their order).
+fn children_by_eval(evaluator: &Evaluator, pos: &Chess, moves: &[Move]) -> Vec<(Move, Chess)> {
     let children: Vec<Chess> = moves
         .iter()
         .map(|&m| {
@@ -128,7 +127,7 @@ fn children_by_eval(evaluator: &Evaluator, pos: &Chess, moves: &[Move]) -> Vec<(
         .map(|((&m, child), v)| (m, child, sign * v))
         .collect();
     out.sort_by_key(|&(_, _, v)| std::cmp::Reverse(v));
-    out
+    out.into_iter().map(|(m, child, _)| (m, child)).collect()
 }
 
 /// One search: the tree walk and its counters.
@@ -145,9 +144,7 @@ struct Tree<'a> {
 }
 
 impl Tree<'_> {
-    /// The negamax value of `pos` (key `key`) searched `depth` plies, side to move's view;
-    /// `leaf` is its static evaluation (White's view) when the parent computed it.
-    #[allow(clippy::too_many_arguments)]
+    /// The negamax value of `pos` (key `key`) searched `depth` plies, side to move's view.
     fn negamax(
         &mut self,
         pos: &Chess,
@@ -156,7 +153,6 @@ impl Tree<'_> {
         mut alpha: i32,
         beta: i32,
         ply: usize,
-        leaf: Option<i32>,
     ) -> i32 {
         self.pv[ply].clear();
         self.nodes += 1;
@@ -182,32 +178,27 @@ impl Tree<'_> {
             return 0;
         }
         if depth == 0 {
-            let v = leaf.unwrap_or_else(|| self.evaluator.evaluate(pos));
+            let v = self.evaluator.evaluate(pos);
             return if pos.turn() == Color::White { v } else { -v };
         }
-        let children = if self.order == Order::Eval && depth >= 2 {
+        let children: Vec<(Move, Option<Chess>)> = if self.order == Order::Eval && depth >= 2 {
             children_by_eval(self.evaluator, pos, &moves)
                 .into_iter()
-                .map(|(m, child, v)| (m, Some((child, v))))
+                .map(|(m, child)| (m, Some(child)))
                 .collect()
         } else {
             order(&mut moves);
-            moves.into_iter().map(|m| (m, None)).collect::<Vec<_>>()
+            moves.into_iter().map(|m| (m, None)).collect()
         };
-        let white = if pos.turn() == Color::White { 1 } else { -1 };
-        for (m, known) in children {
-            let (child, leaf) = match known {
-                // The evaluation is the side to move's here, White's at the leaf.
-                Some((child, v)) => (child, (depth == 1).then_some(white * v)),
-                None => {
-                    let mut child = pos.clone();
-                    child.play_unchecked(m);
-                    (child, None)
-                }
-            };
+        for (m, child) in children {
+            let child = child.unwrap_or_else(|| {
+                let mut child = pos.clone();
+                child.play_unchecked(m);
+                child
+            });
             let child_key = hash::key_after(pos, key, m, &child);
             self.keys.push(key);
-            let score = -self.negamax(&child, child_key, depth - 1, -beta, -alpha, ply + 1, leaf);
+            let score = -self.negamax(&child, child_key, depth - 1, -beta, -alpha, ply + 1);
             self.keys.pop();
             if self.stopped {
                 return 0;
@@ -264,7 +255,7 @@ impl Player for MinimaxPlayer {
             Order::Captures => order(&mut moves),
             Order::Eval => {
                 let sorted = children_by_eval(&self.evaluator, pos, &moves);
-                moves = sorted.into_iter().map(|(m, _, _)| m).collect();
+                moves = sorted.into_iter().map(|(m, _)| m).collect();
             }
         }
         let max_depth = limits.depth.map_or(self.depth, |d| d.clamp(1, self.depth));
@@ -291,7 +282,7 @@ impl Player for MinimaxPlayer {
                 child.play_unchecked(m);
                 let key = hash::key_after(pos, root_key, m, &child);
                 tree.keys.push(root_key);
-                let score = -tree.negamax(&child, key, depth - 1, -INF, -alpha, 1, None);
+                let score = -tree.negamax(&child, key, depth - 1, -INF, -alpha, 1);
                 tree.keys.pop();
                 if tree.stopped {
                     break;
