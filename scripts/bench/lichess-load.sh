@@ -3,8 +3,9 @@
 # distinct positions in its format (.jsonl.zst), beside DuckDB's plain load of the same
 # file (`CREATE TABLE ... AS SELECT fen, cp, mate FROM read_json(...)`) timed in the same
 # run as the anchor. For each step: wall and CPU time, peak memory, positions per second
-# and bytes per position on disk; then the ratio to DuckDB and the projection to the
-# whole database (190,987,505 positions, its January 2025 card).
+# and bytes per position on disk (and where they go, table by table, from SQLite's
+# dbstat); then the ratio to DuckDB and the projection to the whole database
+# (190,987,505 positions, its January 2025 card).
 #
 # Usage: scripts/bench/lichess-load.sh [N...]   (default: 5000000 20000000)
 # Needs ../shared/data, zstd, python3 with python-chess (positions beyond the 9M colour
@@ -78,6 +79,14 @@ PY
     both=$(awk -v a="$import_wall" -v b="$wall" 'BEGIN { print a + b }')
     row "chessgraph: import + analyze" "$both" "$(awk -v a="$import_cpu" -v b="$cpu" 'BEGIN { print a + b }')" \
         "$(( import_peak > peak ? import_peak : peak ))" "$(stat -c %s "$dir/cg.db")" "$n"
+    python3 - "$dir/cg.db" <<'PY'
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+n = con.execute("SELECT count(*) FROM positions").fetchone()[0]
+rows = con.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC").fetchall()
+print("\nbytes per position by table and index (dbstat): " + ", ".join(
+    f"{name} {size / n:.0f}" for name, size in rows if size / n >= 1))
+PY
     awk -v c="$import_wall" -v b="$both" -v d="$duck_wall" 'BEGIN {
         printf "\nimport / DuckDB load: %.1f×; import + analyze / DuckDB load: %.1f×\n", c / d, b / d }'
 done
