@@ -107,9 +107,9 @@ fn order(moves: &mut MoveList) {
     moves.sort_by_key(|&m| std::cmp::Reverse(if is_quiet(m) { 0 } else { mvv_lva(m) }));
 }
 
-/// The moves and the children of `pos` they lead to, sorted by the children's
-/// evaluations, best for the side to move first (stably, so equal moves keep their order).
-fn children_by_eval(evaluator: &Evaluator, pos: &Chess, moves: &[Move]) -> Vec<(Move, Chess)> {
+/// Sorts `moves` by the evaluations of the positions they lead to (computed in one
+/// batch), best for the side to move first; a stable sort, so equal moves keep their order.
+fn order_by_eval(evaluator: &Evaluator, pos: &Chess, moves: &mut MoveList) {
     let children: Vec<Chess> = moves
         .iter()
         .map(|&m| {
@@ -119,15 +119,15 @@ fn children_by_eval(evaluator: &Evaluator, pos: &Chess, moves: &[Move]) -> Vec<(
         })
         .collect();
     let sign = if pos.turn() == Color::White { 1 } else { -1 };
-    let values = evaluator.evaluate_batch(&children);
-    let mut out: Vec<(Move, Chess, i32)> = moves
-        .iter()
-        .zip(children)
-        .zip(values)
-        .map(|((&m, child), v)| (m, child, sign * v))
+    let mut keyed: Vec<(i32, Move)> = evaluator
+        .evaluate_batch(&children)
+        .into_iter()
+        .zip(moves.iter().copied())
+        .map(|(v, m)| (sign * v, m))
         .collect();
-    out.sort_by_key(|&(_, _, v)| std::cmp::Reverse(v));
-    out.into_iter().map(|(m, child, _)| (m, child)).collect()
+    keyed.sort_by_key(|&(v, _)| std::cmp::Reverse(v));
+    moves.clear();
+    moves.extend(keyed.into_iter().map(|(_, m)| m));
 }
 
 /// One search: the tree walk and its counters.
@@ -181,21 +181,14 @@ impl Tree<'_> {
             let v = self.evaluator.evaluate(pos);
             return if pos.turn() == Color::White { v } else { -v };
         }
-        let children: Vec<(Move, Option<Chess>)> = if self.order == Order::Eval && depth >= 2 {
-            children_by_eval(self.evaluator, pos, &moves)
-                .into_iter()
-                .map(|(m, child)| (m, Some(child)))
-                .collect()
+        if self.order == Order::Eval && depth >= 2 {
+            order_by_eval(self.evaluator, pos, &mut moves);
         } else {
             order(&mut moves);
-            moves.into_iter().map(|m| (m, None)).collect()
-        };
-        for (m, child) in children {
-            let child = child.unwrap_or_else(|| {
-                let mut child = pos.clone();
-                child.play_unchecked(m);
-                child
-            });
+        }
+        for m in moves {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
             let child_key = hash::key_after(pos, key, m, &child);
             self.keys.push(key);
             let score = -self.negamax(&child, child_key, depth - 1, -beta, -alpha, ply + 1);
@@ -253,10 +246,7 @@ impl Player for MinimaxPlayer {
         };
         match self.order {
             Order::Captures => order(&mut moves),
-            Order::Eval => {
-                let sorted = children_by_eval(&self.evaluator, pos, &moves);
-                moves = sorted.into_iter().map(|(m, _)| m).collect();
-            }
+            Order::Eval => order_by_eval(&self.evaluator, pos, &mut moves),
         }
         let max_depth = limits.depth.map_or(self.depth, |d| d.clamp(1, self.depth));
         let root_key = hash::key(pos);
