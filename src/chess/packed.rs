@@ -19,8 +19,6 @@
 //! [`pack`] wrote are an error, never a panic. Standard chess only (castling rooks on
 //! their corner squares).
 
-use std::fmt;
-
 use shakmaty::{
     Bitboard, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Piece, Position, Rank, Role,
     Setup, Square,
@@ -29,13 +27,15 @@ use shakmaty::{
 /// The largest packed position: 8 + 1 + 32 / 2 bytes.
 pub const MAX_LEN: usize = 25;
 
-const CASTLING_ROOK: [u8; 2] = [12, 13];
+const WHITE_CASTLING_ROOK: u8 = 12;
+const BLACK_CASTLING_ROOK: u8 = 13;
 const EP_PAWN: u8 = 14;
 
 /// Why bytes are not a packed position.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PackedError {
     /// Shorter or longer than its occupancy says.
+    #[error("packed position of {got} bytes, expected {expected}")]
     Length {
         /// Bytes given.
         got: usize,
@@ -43,8 +43,10 @@ pub enum PackedError {
         expected: usize,
     },
     /// The side-to-move byte is neither 0 nor 1.
+    #[error("packed position: side to move byte {0}")]
     Turn(u8),
     /// A piece code that no position packs to.
+    #[error("packed position: code {code} on {square}")]
     Code {
         /// The square.
         square: Square,
@@ -52,26 +54,10 @@ pub enum PackedError {
         code: u8,
     },
     /// The codes describe a position shakmaty refuses (two kings, a pawn on the first
-    /// rank, a castling rook off its corner, ...).
+    /// rank, a castling rook off its corner, ...), or bytes [`pack`] never writes.
+    #[error("packed position: {0}")]
     Illegal(String),
 }
-
-impl fmt::Display for PackedError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PackedError::Length { got, expected } => {
-                write!(f, "packed position of {got} bytes, expected {expected}")
-            }
-            PackedError::Turn(b) => write!(f, "packed position: side to move byte {b}"),
-            PackedError::Code { square, code } => {
-                write!(f, "packed position: code {code} on {square}")
-            }
-            PackedError::Illegal(why) => write!(f, "packed position: {why}"),
-        }
-    }
-}
-
-impl std::error::Error for PackedError {}
 
 /// The code of a plain piece.
 fn piece_code(piece: Piece) -> u8 {
@@ -96,7 +82,9 @@ pub fn pack(pos: &Chess) -> Vec<u8> {
             .piece_at(sq)
             .expect("an occupied square holds a piece");
         let code = if castling.contains(sq) && piece.role == Role::Rook {
-            CASTLING_ROOK[piece.color as usize ^ 1]
+            piece
+                .color
+                .fold_wb(WHITE_CASTLING_ROOK, BLACK_CASTLING_ROOK)
         } else if Some(sq) == ep_pawn {
             EP_PAWN
         } else {
@@ -143,9 +131,9 @@ pub fn unpack(bytes: &[u8]) -> Result<Chess, PackedError> {
                 color: if code < 6 { Color::White } else { Color::Black },
                 role: Role::ALL[usize::from(code % 6)],
             },
-            12 | 13 => {
+            WHITE_CASTLING_ROOK | BLACK_CASTLING_ROOK => {
                 setup.castling_rights.add(sq);
-                Color::from_white(code == 12).rook()
+                Color::from_white(code == WHITE_CASTLING_ROOK).rook()
             }
             EP_PAWN => {
                 let passed = Square::from_coords(sq.file(), turn.fold_wb(Rank::Sixth, Rank::Third));
