@@ -196,19 +196,12 @@ fn batch_evaluation_equals_one_by_one() {
     assert!(linear.evaluate_batch(&[]).is_empty());
     #[cfg(feature = "nets")]
     {
-        use crate::nets::{Arch, Header, Net, Shape, seeded_vars};
+        use crate::nets::{Arch, Shape, test_net};
         let shape = Shape {
             channels: 4,
             blocks: 2,
         };
-        let (vars, _) = seeded_vars(Arch::CnnStudy, shape, 3).unwrap();
-        let header = Header {
-            arch: Arch::CnnStudy,
-            shape,
-            k: 0.005,
-            provenance: serde_json::json!({"test": true}),
-        };
-        let deep = Evaluator::from_net("tiny", Net::from_vars(header, &vars).unwrap());
+        let deep = Evaluator::from_net("tiny", test_net(Arch::CnnStudy, shape, 3));
         let batch = deep.evaluate_batch(&positions);
         for (p, b) in positions.iter().zip(&batch) {
             assert!(

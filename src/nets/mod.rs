@@ -352,6 +352,19 @@ pub fn seeded_vars(
     Ok((vm, model))
 }
 
+/// A small seeded network for the crate's tests: `arch` at `shape`, label scale 0.005.
+#[cfg(test)]
+pub(crate) fn test_net(arch: Arch, shape: Shape, seed: u64) -> Net {
+    let (vars, _) = seeded_vars(arch, shape, seed).unwrap();
+    let header = Header {
+        arch,
+        shape,
+        k: 0.005,
+        provenance: serde_json::json!({"test": true}),
+    };
+    Net::from_vars(header, &vars).unwrap()
+}
+
 impl Net {
     /// A snapshot of trained variables as a network (the tensors are copied, so training
     /// on does not change it).

@@ -1,6 +1,5 @@
 use std::path::Path;
 
-use serde_json::json;
 use shakmaty::{Chess, Position};
 
 use super::*;
@@ -12,14 +11,7 @@ const SMALL: Shape = Shape {
 };
 
 fn net(arch: Arch, seed: u64) -> Net {
-    let (vars, _) = seeded_vars(arch, SMALL, seed).unwrap();
-    let header = Header {
-        arch,
-        shape: SMALL,
-        k: 0.005,
-        provenance: json!({"test": true}),
-    };
-    Net::from_vars(header, &vars).unwrap()
+    test_net(arch, SMALL, seed)
 }
 
 fn positions() -> Vec<Chess> {

@@ -142,21 +142,14 @@ pub fn play_games(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nets::{Arch, Header, Shape, seeded_vars};
+    use crate::nets::{Arch, Shape};
 
     fn tiny() -> Net {
         let shape = Shape {
             channels: 4,
             blocks: 1,
         };
-        let (vars, _) = seeded_vars(Arch::PolicyValue, shape, 3).unwrap();
-        let header = Header {
-            arch: Arch::PolicyValue,
-            shape,
-            k: 0.005,
-            provenance: serde_json::Value::Null,
-        };
-        Net::from_vars(header, &vars).unwrap()
+        crate::nets::test_net(Arch::PolicyValue, shape, 3)
     }
 
     fn opts() -> SelfPlayOptions {
