@@ -85,7 +85,7 @@ PY
     python3 - "$dir/cg.db" <<'PY'
 import sqlite3, sys
 con = sqlite3.connect(sys.argv[1])
-n = con.execute("SELECT count(*) FROM positions").fetchone()[0]
+n = con.execute("SELECT count(*) FROM position_rows").fetchone()[0]
 rows = con.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC").fetchall()
 print("\nbytes per position by table and index (dbstat): " + ", ".join(
     f"{name} {size / n:.0f}" for name, size in rows if size / n >= 1))

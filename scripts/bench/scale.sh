@@ -47,8 +47,8 @@ python3 scripts/fixtures/scale-data.py --count "$count" \
 echo "input: $(size "$work/scale.jsonl.zst") bytes (.jsonl.zst)"
 
 timed import "$cg" --db "$work/all.db" import --quiet "$work/scale.jsonl.zst"
-positions=$(sqlite3 "$work/all.db" "SELECT count(*) FROM positions" 2>/dev/null \
-    || python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM positions').fetchone()[0])" "$work/all.db")
+positions=$(sqlite3 "$work/all.db" "SELECT count(*) FROM position_rows" 2>/dev/null \
+    || python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM position_rows').fetchone()[0])" "$work/all.db")
 cp "$work/all.db" "$work/none.db"
 cp "$work/all.db" "$work/attacks.db"
 imported=$(size "$work/all.db")

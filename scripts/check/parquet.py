@@ -25,6 +25,9 @@ import json
 import os
 import sqlite3
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import chessgraph_sql  # noqa: E402
 import time
 
 KEYS = {
@@ -85,6 +88,7 @@ def files_of(d, table):
 
 def sqlite_rows(db, table, order):
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    chessgraph_sql.register(conn)  # the views compute FENs and attack sets
     cols = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
     rows = conn.execute(f"SELECT {', '.join(cols)} FROM {table} ORDER BY {order}").fetchall()
     conn.close()

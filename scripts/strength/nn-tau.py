@@ -11,6 +11,9 @@ NN_DIR must hold c.db, a copy of an analysed chessgraph.db (features and splits)
 PyTorch (pip install torch), numpy, scipy. One thread.
 """
 import os, sys, time, json, sqlite3
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import chessgraph_sql  # noqa: E402
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np
 import torch
@@ -63,6 +66,7 @@ def load():
         z = np.load(cache)
         return {k: z[k] for k in z.files}
     con = sqlite3.connect(f"{D}/c.db")
+    chessgraph_sql.register(con)  # positions.fen is computed from the packed board
     rows = con.execute("select p.fen, p.eval_cp, s.part from positions p join splits s on s.position_id=p.id "
                        "where p.eval_cp is not null order by p.id").fetchall()
     n = len(rows)

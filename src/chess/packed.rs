@@ -101,6 +101,14 @@ pub fn pack(pos: &Chess) -> Vec<u8> {
     out
 }
 
+/// The 64-bit key of packed bytes (FNV-1a, then splitmix64's finalizer), as SQLite's
+/// signed integer: what the database's position index is built on (collisions are
+/// resolved by comparing the bytes). Stored in that index, so it never changes without a
+/// schema migration that rebuilds it.
+pub fn key(bytes: &[u8]) -> i64 {
+    super::rng::mix64(super::fnv::fnv1a64(bytes)) as i64
+}
+
 /// The position packed in `bytes` (with no move counters: halfmove clock 0, move 1).
 pub fn unpack(bytes: &[u8]) -> Result<Chess, PackedError> {
     let Some((head, codes)) = bytes.split_first_chunk::<9>() else {

@@ -11,7 +11,7 @@ use shakmaty::Position;
 
 use super::{Item, Label, Pov, ReadOptions, Reject, Row, Sink};
 use crate::Result;
-use crate::chess::fen::{normalized_fen, parse_position};
+use crate::chess::fen::parse_position;
 
 /// Column indexes of the FEN and the evaluation.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -210,17 +210,7 @@ fn parse_record(fields: &csv::StringRecord, line: u64, cols: Columns, pov: Pov) 
         Ok(l) => l,
         Err(e) => return reject(e.to_string()),
     };
-    Item::Row(Row {
-        line,
-        fen: normalized_fen(&pos),
-        fen_input: fen_input.to_owned(),
-        label,
-        result: None,
-        ply: None,
-        engine: None,
-        best_move: None,
-        next_move: None,
-    })
+    Item::Row(Row::new(line, &pos, fen_input, label))
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use shakmaty::{Chess, Position};
 
 use super::{GameResult, Item, Label, Reject, Row, Sink};
 use crate::Result;
-use crate::chess::fen::{normalized_fen, parse_position};
+use crate::chess::fen::parse_position;
 
 /// One EPD operation: opcode and its operands (quotes removed).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -188,15 +188,9 @@ fn parse_row(text: &str, line: u64) -> Item {
         },
     };
     Item::Row(Row {
-        line,
-        fen: normalized_fen(&pos),
-        fen_input: epd.fen,
-        label: label.to_white_pov(pos.turn()),
         result,
-        ply: None,
-        engine: None,
         best_move,
-        next_move: None,
+        ..Row::new(line, &pos, &epd.fen, label.to_white_pov(pos.turn()))
     })
 }
 

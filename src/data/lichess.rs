@@ -22,7 +22,7 @@ use serde::Deserialize;
 
 use super::{EngineScore, Item, Label, Reject, Row, Sink};
 use crate::Result;
-use crate::chess::fen::{normalized_fen, parse_position};
+use crate::chess::fen::parse_position;
 
 /// The labeller name the evaluations' depth and nodes are stored under (`labels` table).
 pub const LABELLER: &str = "lichess";
@@ -121,19 +121,12 @@ fn parse_row(text: &str, line: u64) -> Item {
         Err(e) => return reject(e.to_string()),
     };
     Item::Row(Row {
-        line,
-        fen: normalized_fen(&pos),
-        fen_input: record.fen.trim().to_owned(),
-        label,
-        result: None,
-        ply: None,
         engine: Some(EngineScore {
             labeller: LABELLER,
             depth: eval.depth,
             nodes: eval.knodes.saturating_mul(1000),
         }),
-        best_move: None,
-        next_move: None,
+        ..Row::new(line, &pos, record.fen.trim(), label)
     })
 }
 
@@ -168,7 +161,10 @@ mod tests {
         let items = items(EXAMPLE);
         let r = row(&items[0]);
         assert_eq!(r.label, Label::Cp(311));
-        assert_eq!(r.fen, "7r/1p3k2/p1bPR3/5p2/2B2P1p/8/PP4P1/3K4 b - -");
+        assert_eq!(
+            r.fen().unwrap(),
+            "7r/1p3k2/p1bPR3/5p2/2B2P1p/8/PP4P1/3K4 b - -"
+        );
         let e = r.engine.expect("engine score");
         assert_eq!((e.labeller, e.depth, e.nodes), ("lichess", 36, 206_765_000));
     }

@@ -273,10 +273,12 @@ fn parse_signed(s: &str) -> Option<i32> {
 pub struct Row {
     /// 1-based line in the decompressed input (for PGN: the line of the game's first tag).
     pub line: u64,
-    /// The FEN as given (PGN: the FEN of the position reached).
-    pub fen_input: String,
-    /// Normalized key: board, side, castling, en passant only if a legal capture exists.
-    pub fen: String,
+    /// The position's identity (board, side, castling, en passant only if a legal capture
+    /// exists), packed ([`crate::chess::packed`]): the key it is stored under.
+    pub board: Vec<u8>,
+    /// The FEN as given (PGN: the FEN of the position reached) where it differs from the
+    /// normalized FEN of `board`; `None` where it is that FEN.
+    pub fen_input: Option<String>,
     /// Evaluation, White's point of view.
     pub label: Label,
     /// Game result, if known.
@@ -290,6 +292,41 @@ pub struct Row {
     pub best_move: Option<String>,
     /// The move played next from the position in its game (PGN), UCI.
     pub next_move: Option<String>,
+}
+
+impl Row {
+    /// A row of `pos`, given as `fen_input`, with `label` and nothing else known.
+    pub fn new(line: u64, pos: &shakmaty::Chess, fen_input: &str, label: Label) -> Row {
+        let normalized = crate::chess::fen::normalized_fen(pos);
+        Row {
+            line,
+            board: crate::chess::packed::pack(pos),
+            fen_input: (fen_input != normalized).then(|| fen_input.to_owned()),
+            label,
+            result: None,
+            ply: None,
+            engine: None,
+            best_move: None,
+            next_move: None,
+        }
+    }
+
+    /// The normalized FEN of the position (what `positions.fen` shows).
+    pub fn fen(&self) -> Result<String> {
+        let pos = crate::chess::packed::unpack(&self.board)
+            .map_err(|e| Error::Invalid(format!("line {}: {e}", self.line)))?;
+        Ok(crate::chess::fen::normalized_fen(&pos))
+    }
+
+    /// The position as given (move counters included where the input had them).
+    pub fn position(&self) -> Result<shakmaty::Chess> {
+        match &self.fen_input {
+            Some(fen) => crate::chess::fen::parse(fen, crate::chess::fen::Leniency::DropCastling)
+                .map_err(|e| Error::Invalid(format!("line {}: {fen}: {e}", self.line))),
+            None => crate::chess::packed::unpack(&self.board)
+                .map_err(|e| Error::Invalid(format!("line {}: {e}", self.line))),
+        }
+    }
 }
 
 /// The engine search behind an input row's label.

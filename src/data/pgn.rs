@@ -15,7 +15,7 @@ use shakmaty::{Chess, Position};
 
 use super::{GameInfo, GameResult, Item, Label, Reject, Row, Sink};
 use crate::Result;
-use crate::chess::fen::{normalized_fen, to_fen};
+use crate::chess::fen::to_fen;
 
 /// Reads PGN games from `input` into `sink`.
 pub fn read(input: impl BufRead, sink: &mut dyn Sink) -> Result<()> {
@@ -270,15 +270,9 @@ impl Visitor for GameVisitor<'_> {
         game.labelled = true;
         match parse_eval(eval).and_then(|l| super::check_label(l, &game.pos)) {
             Ok(label) => self.items.push(Item::Row(Row {
-                line: self.line,
-                fen_input: to_fen(&game.pos),
-                fen: normalized_fen(&game.pos),
-                label,
                 result: game.result,
                 ply: Some(game.ply),
-                engine: None,
-                best_move: None,
-                next_move: None,
+                ..Row::new(self.line, &game.pos, &to_fen(&game.pos), label)
             })),
             Err(reason) => {
                 let text = String::from_utf8_lossy(eval).into_owned();
@@ -431,7 +425,7 @@ mod tests {
         let got = items(pgn);
         match &got[1] {
             Item::Row(r) => {
-                assert_eq!(r.fen, "4k3/8/8/8/4P3/8/8/4K3 b - -");
+                assert_eq!(r.fen().unwrap(), "4k3/8/8/8/4P3/8/8/4K3 b - -");
                 assert_eq!(r.result, Some(GameResult::WhiteWins));
             }
             other => panic!("{other:?}"),

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::Serialize;
 use shakmaty::{Chess, Color, Position};
 
-use crate::chess::fen::{normalized_fen, to_fen};
+use crate::chess::fen::to_fen;
 use crate::chess::moves::is_quiet;
 use crate::chess::{game, hash};
 use crate::data::{GameInfo, GameResult, Label, Row};
@@ -132,8 +132,8 @@ pub struct Game {
     pub ending: Ending,
     /// Plies played after the opening.
     pub plies: u32,
-    /// Kept positions: normalized FEN, full FEN, White-view score, ply.
-    pub positions: Vec<(String, String, i32, u32)>,
+    /// Kept positions: the position, White-view score, ply.
+    pub positions: Vec<(Chess, i32, u32)>,
     /// Filter counts.
     pub counts: Counts,
 }
@@ -153,16 +153,10 @@ impl Game {
         let rows = self
             .positions
             .iter()
-            .map(|(fen, fen_input, score, ply)| Row {
-                best_move: None,
-                next_move: None,
-                line: self.index,
-                fen_input: fen_input.clone(),
-                fen: fen.clone(),
-                label: Label::Cp(*score),
+            .map(|(pos, score, ply)| Row {
                 result: Some(self.result),
                 ply: Some(*ply),
-                engine: None,
+                ..Row::new(self.index, pos, &to_fen(pos), Label::Cp(*score))
             })
             .collect();
         (info, rows)
@@ -217,7 +211,7 @@ pub fn play_game(searcher: &mut Searcher, index: u64, start: Chess, opts: &Optio
             counts.mate_score += 1;
         } else {
             counts.kept += 1;
-            positions.push((normalized_fen(&pos), to_fen(&pos), white_cp, ply));
+            positions.push((pos.clone(), white_cp, ply));
         }
         // Adjudication on the searched score.
         let sign = white_cp.signum();
@@ -337,8 +331,8 @@ mod tests {
         let c = game.counts;
         assert_eq!(c.searched, c.kept + c.in_check + c.tactical + c.mate_score);
         assert_eq!(game.positions.len() as u64, c.kept);
-        for (fen, _, score, _) in &game.positions {
-            let p = parse_position(fen).unwrap();
+        for (p, score, _) in &game.positions {
+            let fen = to_fen(p);
             assert!(!p.is_check(), "{fen}");
             assert!(*score > 0, "{fen} {score}");
         }

@@ -94,7 +94,8 @@ const EDGE_ROWS_PER_INSERT: usize = 64;
 /// Positions that have no features yet.
 pub fn pending(conn: &Connection) -> Result<u64> {
     Ok(conn.query_row(
-        "SELECT count(*) FROM positions p WHERE NOT EXISTS (SELECT 1 FROM features f WHERE f.position_id = p.id)",
+        "SELECT count(*) FROM position_rows p \
+         WHERE NOT EXISTS (SELECT 1 FROM feature_rows f WHERE f.position_id = p.id)",
         [],
         |r| r.get(0),
     )?)
@@ -108,7 +109,7 @@ pub fn analyze(
 ) -> Result<AnalyzeSummary> {
     let started = Instant::now();
     if opts.recompute {
-        conn.execute_batch("BEGIN; DELETE FROM edges; DELETE FROM features; COMMIT;")?;
+        conn.execute_batch("BEGIN; DELETE FROM edges; DELETE FROM feature_rows; COMMIT;")?;
     }
     let todo = pending(conn)?;
     progress.set_length(todo);
@@ -164,10 +165,10 @@ pub fn analyze(
 const INDEX_SQL: &str =
     "CREATE INDEX IF NOT EXISTS edges_attacks ON edges(attacker, target) WHERE kind = 'attack'";
 
-fn read_chunk(conn: &Connection, after_id: i64, limit: usize) -> Result<Vec<(i64, String)>> {
+fn read_chunk(conn: &Connection, after_id: i64, limit: usize) -> Result<Vec<(i64, Vec<u8>)>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT p.id, p.fen FROM positions p \
-         WHERE p.id > ?1 AND NOT EXISTS (SELECT 1 FROM features f WHERE f.position_id = p.id) \
+        "SELECT p.id, p.board FROM position_rows p \
+         WHERE p.id > ?1 AND NOT EXISTS (SELECT 1 FROM feature_rows f WHERE f.position_id = p.id) \
          ORDER BY p.id LIMIT ?2",
     )?;
     let rows = stmt.query_map(params![after_id, limit as i64], |r| {
@@ -176,14 +177,14 @@ fn read_chunk(conn: &Connection, after_id: i64, limit: usize) -> Result<Vec<(i64
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-fn compute_chunk(chunk: &[(i64, String)], mode: EdgeMode) -> Result<Vec<Analyzed>> {
+fn compute_chunk(chunk: &[(i64, Vec<u8>)], mode: EdgeMode) -> Result<Vec<Analyzed>> {
     chunk
         .par_iter()
-        .map(|(id, fen)| {
-            // Stored FENs were validated on import; a failure means the DB was edited.
+        .map(|(id, board)| {
+            // Stored positions were validated on import; a failure means the DB was edited.
             let pos =
-                crate::chess::fen::parse_position(fen).map_err(|source| Error::StoredPosition {
-                    fen: format!("#{id} {fen}"),
+                crate::chess::packed::unpack(board).map_err(|source| Error::StoredPosition {
+                    fen: format!("#{id} (packed {board:02x?})"),
                     source: source.into(),
                 })?;
             let mut edges = Vec::with_capacity(32);
@@ -206,13 +207,13 @@ fn write_chunk(conn: &mut Connection, rows: &[Analyzed]) -> Result<u64> {
     let mut edges_written = 0u64;
     {
         let mut feat = tx.prepare_cached(
-            "INSERT OR REPLACE INTO features (position_id, material, total_material, mobility_white, mobility_black, \
-             mobility, center_control, king_safety, connectivity, phase, white_attacks, black_attacks, in_check, \
+            "INSERT OR REPLACE INTO feature_rows (position_id, material, total_material, mobility_white, \
+             mobility_black, mobility, center_control, king_safety, connectivity, phase, in_check, \
              hanging_white, hanging_black, threatened_white, threatened_black, king_attackers_white, \
              king_attackers_black, doubled_pawns_white, doubled_pawns_black, isolated_pawns_white, \
              isolated_pawns_black, passed_pawns_white, passed_pawns_black) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, \
-             ?21, ?22, ?23, ?24, ?25)",
+             ?21, ?22, ?23)",
         )?;
         let many_sql = edge_insert_sql(EDGE_ROWS_PER_INSERT);
         let mut edge_many = tx.prepare_cached(&many_sql)?;
@@ -232,8 +233,6 @@ fn write_chunk(conn: &mut Connection, rows: &[Analyzed]) -> Result<u64> {
                 f.king_safety,
                 f.connectivity,
                 f.phase,
-                f.white_attacks as i64,
-                f.black_attacks as i64,
                 f.in_check,
                 f.hanging_white,
                 f.hanging_black,

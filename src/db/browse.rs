@@ -474,7 +474,7 @@ mod tests {
         for i in 1..=n {
             conn.execute(
                 "INSERT INTO positions (id, fen, fen_input, eval_cp, source_id, line) VALUES (?1, ?2, '', ?1, 1, ?1)",
-                params![i, format!("fen{i}")],
+                params![i, crate::db::test_fen(i as usize)],
             )
             .unwrap();
         }

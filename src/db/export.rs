@@ -58,20 +58,49 @@ pub const TABLES: [Table; 4] = [
     },
 ];
 
-/// The columns of `table`, in declaration order.
-pub fn columns(conn: &Connection, table: &str) -> Result<Vec<Column>> {
+/// The table holding the rows of a view the schema keeps for reading (`positions`,
+/// `features`, `labels`), and the declared type of each view column computed from them.
+fn stored(view: &str) -> Option<(&'static str, &'static [(&'static str, &'static str)])> {
+    match view {
+        "positions" => Some(("position_rows", &[("fen", "TEXT"), ("fen_input", "TEXT")])),
+        "features" => Some((
+            "feature_rows",
+            &[("white_attacks", "INTEGER"), ("black_attacks", "INTEGER")],
+        )),
+        "labels" => Some((
+            "label_rows",
+            &[("labeller", "TEXT"), ("created_at", "TEXT")],
+        )),
+        _ => None,
+    }
+}
+
+/// `(name, declared type, not null, primary key)` of every column of `table`.
+fn table_info(conn: &Connection, table: &str) -> Result<Vec<(String, String, bool, i64)>> {
     let mut stmt = conn.prepare("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?1)")?;
     let rows = stmt.query_map([table], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, bool>(2)?,
-            r.get::<_, i64>(3)?,
-        ))
+        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
     })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The columns of `table`, in declaration order. A view's columns take their type and
+/// nullability from the table that stores them; its computed columns (a FEN, a
+/// labeller's name) are never NULL.
+pub fn columns(conn: &Connection, table: &str) -> Result<Vec<Column>> {
+    let mut info = table_info(conn, table)?;
+    if let Some((rows_table, computed)) = stored(table) {
+        let stored_info = table_info(conn, rows_table)?;
+        for (name, declared, not_null, pk) in &mut info {
+            if let Some((_, kind)) = computed.iter().find(|(n, _)| n == name) {
+                (*declared, *not_null) = ((*kind).to_owned(), true);
+            } else if let Some(s) = stored_info.iter().find(|s| &s.0 == name) {
+                (*declared, *not_null, *pk) = (s.1.clone(), s.2, s.3);
+            }
+        }
+    }
     let mut out = Vec::new();
-    for row in rows {
-        let (name, declared, not_null, pk) = row?;
+    for (name, declared, not_null, pk) in info {
         let kind = match declared.to_ascii_uppercase().as_str() {
             "INTEGER" => ColumnType::Integer,
             "REAL" => ColumnType::Real,

@@ -33,7 +33,8 @@ use crate::error::Result;
 /// Longest condition accepted, in bytes.
 pub const MAX_CONDITION_LEN: usize = 4096;
 
-/// Tables a condition (and the queries around it) may read.
+/// Tables a condition (and the queries around it) may read: the views and the tables
+/// that store their rows.
 pub const READABLE_TABLES: &[&str] = &[
     "positions",
     "features",
@@ -41,6 +42,10 @@ pub const READABLE_TABLES: &[&str] = &[
     "labels",
     "splits",
     "games",
+    "position_rows",
+    "feature_rows",
+    "label_rows",
+    "labellers",
 ];
 
 /// Functions a condition may call: pure, cheap per call, and none that makes a string
@@ -48,6 +53,11 @@ pub const READABLE_TABLES: &[&str] = &[
 /// here), reads the database's environment (`sqlite_version`, `load_extension`) or has
 /// side effects.
 pub const SAFE_FUNCTIONS: &[&str] = &[
+    // chessgraph's (bounded output: a FEN of at most ~90 bytes, an integer)
+    "board_fen",
+    "board_key",
+    "board_attacks",
+    "pack_fen",
     // scalar
     "abs",
     "coalesce",

@@ -6,6 +6,11 @@
 //!   cannot have are dropped, as on import); an unparsable FEN is an error naming it.
 //! - `board_fen(bytes)`: the normalized 4-field FEN (`positions.fen`'s form) of packed
 //!   bytes; bytes that no packing wrote are an error.
+//! - `board_key(bytes)`: the 64-bit key of packed bytes ([`crate::chess::packed::key`]),
+//!   what the index of `position_rows` is built on: `WHERE board_key(board) =
+//!   board_key(pack_fen(?)) AND board = pack_fen(?)` finds a position by FEN through it.
+//! - `board_attacks(bytes, color)`: the squares `color` (`'white'` or `'black'`) attacks,
+//!   as a bitboard (a1 = bit 0), the `features.white_attacks` / `black_attacks` columns.
 //!
 //! Both are deterministic, so they may be used in indexes, views and generated columns;
 //! NULL gives NULL.
@@ -15,7 +20,7 @@ use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, Error as SqlError};
 
 use crate::chess::fen::{Leniency, normalized_fen, parse};
-use crate::chess::packed::{pack, unpack};
+use crate::chess::packed::{key, pack, unpack};
 
 fn user_error(message: String) -> SqlError {
     SqlError::UserFunctionError(message.into())
@@ -47,6 +52,43 @@ fn board_fen(ctx: &Context<'_>) -> rusqlite::Result<Value> {
     }
 }
 
+/// The packed bytes of argument `i`, or `None` for NULL.
+fn packed_arg<'a>(
+    ctx: &'a Context<'_>,
+    i: usize,
+    name: &str,
+) -> rusqlite::Result<Option<&'a [u8]>> {
+    match ctx.get_raw(i) {
+        ValueRef::Null => Ok(None),
+        ValueRef::Blob(bytes) => Ok(Some(bytes)),
+        _ => Err(user_error(format!(
+            "{name}: expected packed bytes (a blob)"
+        ))),
+    }
+}
+
+fn board_key(ctx: &Context<'_>) -> rusqlite::Result<Value> {
+    Ok(packed_arg(ctx, 0, "board_key")?.map_or(Value::Null, |b| Value::Integer(key(b))))
+}
+
+fn board_attacks(ctx: &Context<'_>) -> rusqlite::Result<Value> {
+    let Some(bytes) = packed_arg(ctx, 0, "board_attacks")? else {
+        return Ok(Value::Null);
+    };
+    let color = match ctx.get_raw(1) {
+        ValueRef::Text(b"white") => shakmaty::Color::White,
+        ValueRef::Text(b"black") => shakmaty::Color::Black,
+        _ => {
+            return Err(user_error(
+                "board_attacks: the color is 'white' or 'black'".into(),
+            ));
+        }
+    };
+    let pos = unpack(bytes).map_err(|e| user_error(format!("board_attacks: {e}")))?;
+    let attacked = crate::graph::attacked_squares(shakmaty::Position::board(&pos), color);
+    Ok(Value::Integer(u64::from(attacked) as i64))
+}
+
 /// Registers the functions on `conn`.
 pub fn register(conn: &Connection) -> rusqlite::Result<()> {
     let flags = FunctionFlags::SQLITE_UTF8
@@ -54,6 +96,8 @@ pub fn register(conn: &Connection) -> rusqlite::Result<()> {
         | FunctionFlags::SQLITE_INNOCUOUS;
     conn.create_scalar_function("pack_fen", 1, flags, pack_fen)?;
     conn.create_scalar_function("board_fen", 1, flags, board_fen)?;
+    conn.create_scalar_function("board_key", 1, flags, board_key)?;
+    conn.create_scalar_function("board_attacks", 2, flags, board_attacks)?;
     Ok(())
 }
 
@@ -96,6 +140,25 @@ mod tests {
     }
 
     #[test]
+    fn key_and_attacks_of_packed_bytes() {
+        let conn = Connection::open_in_memory().unwrap();
+        register(&conn).unwrap();
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+        let (k, white, black): (i64, i64, i64) = conn
+            .query_row(
+                "SELECT board_key(pack_fen(?1)), board_attacks(pack_fen(?1), 'white'), \
+                 board_attacks(pack_fen(?1), 'black')",
+                [start],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!(k, key(&pack(&shakmaty::Chess::default())));
+        // Ranks 2 and 3 and every first-rank square but a1 and h1 (graph's own test).
+        assert_eq!(white, 0x00ff_ff7e);
+        assert_eq!(black as u64, 0x7eff_ff00_0000_0000);
+    }
+
+    #[test]
     fn bad_input_is_an_sql_error_not_a_panic() {
         let conn = Connection::open_in_memory().unwrap();
         register(&conn).unwrap();
@@ -104,6 +167,11 @@ mod tests {
             ("SELECT pack_fen(42)", "expected a FEN"),
             ("SELECT board_fen(x'00')", "bytes, expected"),
             ("SELECT board_fen('text')", "expected packed bytes"),
+            ("SELECT board_key('text')", "expected packed bytes"),
+            (
+                "SELECT board_attacks(pack_fen('8/8/8/8/8/8/8/K6k w - -'), 'red')",
+                "'white' or 'black'",
+            ),
         ] {
             let e = conn
                 .query_row(sql, [], |r| r.get::<_, Value>(0))

@@ -103,12 +103,25 @@ mod tests {
                  VALUES (1, 't', 'pgn', 'none', 'white', '2024-01-01');
              INSERT INTO games (id, source_id, line, white, result, start_fen) VALUES
                  (1, 1, 1, 'A', '1-0', NULL), (2, 1, 20, 'B', '1/2-1/2', NULL),
-                 (3, 1, 40, 'C', '0-1', 'x');
-             INSERT INTO positions (fen, fen_input, source_id, line, game_id, ply) VALUES
-                 ('a2', '', 1, 1, 1, 2), ('a1', '', 1, 1, 1, 1), ('b1', '', 1, 20, 2, 1),
-                 ('c1', '', 1, 40, 3, 1), ('csv', '', 1, 50, NULL, NULL);",
+                 (3, 1, 40, 'C', '0-1', 'x');",
         )
         .unwrap();
+        let fen = crate::db::test_fen;
+        // (fen, line, game, ply): a2 before a1 in the table, a CSV position without a game.
+        for (i, line, game, ply) in [
+            (2, 1, Some(1), Some(2)),
+            (1, 1, Some(1), Some(1)),
+            (3, 20, Some(2), Some(1)),
+            (4, 40, Some(3), Some(1)),
+            (5, 50, None, None),
+        ] {
+            conn.execute(
+                "INSERT INTO positions (fen, fen_input, source_id, line, game_id, ply) \
+                 VALUES (?1, '', 1, ?2, ?3, ?4)",
+                rusqlite::params![fen(i), line, game, ply],
+            )
+            .unwrap();
+        }
         let g = decisive_games(&conn).unwrap();
         let got: Vec<_> = g
             .iter()
@@ -121,13 +134,13 @@ mod tests {
                     1,
                     GameResult::WhiteWins,
                     None,
-                    vec![(1, "a1".to_string()), (2, "a2".to_string())]
+                    vec![(1, fen(1)), (2, fen(2))]
                 ),
                 (
                     3,
                     GameResult::BlackWins,
                     Some("x".to_string()),
-                    vec![(1, "c1".to_string())]
+                    vec![(1, fen(4))]
                 ),
             ]
         );

@@ -1,5 +1,6 @@
-//! Labels per labeller: the `labels` table written by `chessgraph label`, and the
-//! `--labels` choice every learning tool reads through.
+//! Labels per labeller: the `labels` written by `chessgraph label` (stored in
+//! `label_rows`, the labeller's name once in `labellers`; `labels` is the view that joins
+//! them), and the `--labels` choice every learning tool reads through.
 //!
 //! A position can carry several labels at once: the one it was imported or generated with
 //! (`positions.eval_cp`/`mate`, named `imported`) and one per engine that labelled it. A
@@ -81,7 +82,8 @@ impl LabelChoice {
             } else {
                 n += 1;
                 joins += &format!(
-                    " LEFT JOIN labels l{n} ON l{n}.position_id = p.id AND l{n}.labeller = ?{n}"
+                    " LEFT JOIN label_rows l{n} ON l{n}.position_id = p.id \
+                     AND l{n}.labeller_id = (SELECT id FROM labellers WHERE name = ?{n})"
                 );
                 let has = format!("l{n}.position_id IS NOT NULL");
                 cp += &format!(" WHEN {has} THEN l{n}.eval_cp");
@@ -123,8 +125,10 @@ pub struct LabelSql {
 
 /// Labellers with stored labels, and how many positions each labelled.
 pub fn list(conn: &Connection) -> Result<Vec<(String, i64)>> {
-    let mut stmt =
-        conn.prepare("SELECT labeller, count(*) FROM labels GROUP BY labeller ORDER BY labeller")?;
+    let mut stmt = conn.prepare(
+        "SELECT n.name, count(*) FROM label_rows l JOIN labellers n ON n.id = l.labeller_id \
+         GROUP BY l.labeller_id ORDER BY n.name",
+    )?;
     let rows = stmt
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
@@ -162,7 +166,8 @@ pub fn pending(
         "SELECT p.id, p.fen_input FROM positions p \
          WHERE p.id > ?2 AND (?4 IS NULL OR p.source_id IN (SELECT id FROM sources WHERE \
                CAST(id AS TEXT) = ?4 OR substr(path, 1, length(?4)) = ?4)) \
-           AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.labeller = ?1 AND l.position_id = p.id) \
+           AND NOT EXISTS (SELECT 1 FROM label_rows l WHERE l.position_id = p.id \
+                AND l.labeller_id = (SELECT id FROM labellers WHERE name = ?1)) \
            AND NOT EXISTS (SELECT 1 FROM label_failures f WHERE f.labeller = ?1 AND f.position_id = p.id) \
          ORDER BY p.id LIMIT ?3",
     )?;
@@ -180,7 +185,8 @@ pub fn pending_count(conn: &Connection, labeller: &str, source: Option<&str>) ->
     Ok(conn.query_row(
         "SELECT count(*) FROM positions p WHERE (?2 IS NULL OR p.source_id IN (SELECT id FROM sources \
            WHERE CAST(id AS TEXT) = ?2 OR substr(path, 1, length(?2)) = ?2)) \
-           AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.labeller = ?1 AND l.position_id = p.id) \
+           AND NOT EXISTS (SELECT 1 FROM label_rows l WHERE l.position_id = p.id \
+                AND l.labeller_id = (SELECT id FROM labellers WHERE name = ?1)) \
            AND NOT EXISTS (SELECT 1 FROM label_failures f WHERE f.labeller = ?1 AND f.position_id = p.id)",
         params![labeller, source],
         |r| r.get(0),
@@ -196,17 +202,18 @@ pub fn store(
 ) -> Result<()> {
     let tx = conn.unchecked_transaction()?;
     {
+        let id = labeller_id(&tx, labeller)?;
         let mut put = tx.prepare_cached(
-            "INSERT INTO labels (position_id, labeller, eval_cp, mate, depth, nodes, best_move, created_at) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) \
-             ON CONFLICT (labeller, position_id) DO UPDATE SET eval_cp = excluded.eval_cp, \
+            "INSERT INTO label_rows (position_id, labeller_id, eval_cp, mate, depth, nodes, best_move, \
+             created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, unixepoch()) \
+             ON CONFLICT (labeller_id, position_id) DO UPDATE SET eval_cp = excluded.eval_cp, \
              mate = excluded.mate, depth = excluded.depth, nodes = excluded.nodes, \
              best_move = excluded.best_move, created_at = excluded.created_at",
         )?;
         for l in labels {
             put.execute(params![
                 l.position_id,
-                labeller,
+                id,
                 l.eval_cp,
                 l.mate,
                 l.depth,
@@ -235,7 +242,19 @@ pub fn clear_failures(conn: &Connection, labeller: &str) -> Result<usize> {
 /// Deletes every label of `labeller` (a re-label from scratch); returns how many.
 pub fn delete(conn: &Connection, labeller: &str) -> Result<usize> {
     clear_failures(conn, labeller)?;
-    Ok(conn.execute("DELETE FROM labels WHERE labeller = ?1", [labeller])?)
+    Ok(conn.execute(
+        "DELETE FROM label_rows WHERE labeller_id = (SELECT id FROM labellers WHERE name = ?1)",
+        [labeller],
+    )?)
+}
+
+/// The `labellers.id` of `name`, added when new.
+pub fn labeller_id(conn: &Connection, name: &str) -> Result<i64> {
+    conn.prepare_cached("INSERT INTO labellers (name) VALUES (?1) ON CONFLICT (name) DO NOTHING")?
+        .execute([name])?;
+    Ok(conn
+        .prepare_cached("SELECT id FROM labellers WHERE name = ?1")?
+        .query_row([name], |r| r.get(0))?)
 }
 
 #[cfg(test)]
@@ -249,8 +268,9 @@ mod tests {
             "INSERT INTO sources (id, path, format, compression, pov, started_at) \
                VALUES (1, 't', 'csv', 'none', 'white', 'now'); \
              INSERT INTO positions (id, fen, fen_input, eval_cp, mate, source_id, line) VALUES \
-               (1, 'a', 'a', 10, NULL, 1, 1), (2, 'b', 'b', NULL, 3, 1, 2), \
-               (3, 'c', 'c', NULL, NULL, 1, 3);",
+               (1, '8/8/8/8/8/8/8/K1k5 w - -', 'a', 10, NULL, 1, 1), \
+               (2, '8/8/8/8/8/8/8/K2k4 w - -', 'b', NULL, 3, 1, 2), \
+               (3, '8/8/8/8/8/8/8/K3k3 w - -', 'c', NULL, NULL, 1, 3);",
         )
         .unwrap();
         conn

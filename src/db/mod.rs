@@ -31,6 +31,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0007_positions_game.sql"),
     include_str!("../../migrations/0008_evaluator_measures.sql"),
     include_str!("../../migrations/0009_best_moves.sql"),
+    include_str!("../../migrations/0010_compact.sql"),
 ];
 
 /// `PRAGMA application_id` of a chessgraph database ("CHGR"), set when chessgraph
@@ -165,8 +166,10 @@ pub fn open_in_memory() -> Result<Connection> {
 }
 
 fn configure(conn: &Connection) -> Result<()> {
-    // Foreign keys in the schema document the relations; they are not enforced (SQLite's
-    // default), since checking one per edge row would cost a lookup per insert.
+    // Foreign keys in the schema document the relations; they are not enforced, since
+    // checking one per edge row would cost a lookup per insert (SQLite's own default,
+    // which rusqlite's bundled build turns around: set here explicitly).
+    conn.pragma_update(None, "foreign_keys", false)?;
     // WAL keeps readers working during an import; NORMAL sync is crash-safe in WAL mode
     // (a power cut may lose the last commits, never consistency).
     conn.busy_timeout(std::time::Duration::from_secs(30))?;
@@ -204,6 +207,24 @@ pub fn migrate(conn: &Connection) -> Result<()> {
 /// Schema version of an open database.
 pub fn schema_version(conn: &Connection) -> Result<i64> {
     Ok(conn.pragma_query_value(None, "user_version", |r| r.get(0))?)
+}
+
+/// The `i`-th of a few thousand distinct legal positions (two bare kings), for tests
+/// that need valid FENs to store.
+#[cfg(test)]
+pub fn test_fen(i: usize) -> String {
+    use shakmaty::Square;
+    let apart = |w: Square, b: Square| w.distance(b) > 1;
+    let (w, b) = Square::ALL
+        .into_iter()
+        .flat_map(|w| Square::ALL.into_iter().map(move |b| (w, b)))
+        .filter(|&(w, b)| apart(w, b))
+        .nth(i)
+        .expect("a test asks for fewer positions than there are two-king boards");
+    let mut board = shakmaty::Board::empty();
+    board.set_piece_at(w, shakmaty::Piece::from_char('K').unwrap());
+    board.set_piece_at(b, shakmaty::Piece::from_char('k').unwrap());
+    format!("{board} w - -")
 }
 
 #[cfg(test)]

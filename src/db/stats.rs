@@ -209,7 +209,7 @@ mod tests {
         for i in 0..100 {
             conn.execute(
                 "INSERT INTO positions (fen, fen_input, eval_cp, source_id, line) VALUES (?1, '', ?2, 1, ?2)",
-                rusqlite::params![format!("fen{i}"), i],
+                rusqlite::params![crate::db::test_fen(i as usize), i],
             )
             .unwrap();
         }

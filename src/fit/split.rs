@@ -141,6 +141,8 @@ pub fn game_key(
 
 /// Brings the `splits` table up to date: a part for every new position, and the game's
 /// part for positions whose game became known since. Returns how many rows it wrote.
+/// A stored part of a position without a game is final: after changing `split_meta`
+/// by hand, `DELETE FROM splits` has them computed again.
 pub fn ensure(conn: &Connection) -> Result<usize> {
     let meta = meta(conn)?;
     // Read first: a database whose parts are up to date is not written at all (so reading
@@ -151,7 +153,8 @@ pub fn ensure(conn: &Connection) -> Result<usize> {
             "SELECT p.id, p.fen, s.part, g.line, g.white, g.black, g.event, g.date, g.start_fen \
              FROM positions p \
              LEFT JOIN splits s ON s.position_id = p.id \
-             LEFT JOIN games g ON g.id = p.game_id",
+             LEFT JOIN games g ON g.id = p.game_id \
+             WHERE s.part IS NULL OR p.game_id IS NOT NULL",
         )?;
         let mut rows = all.query([])?;
         while let Some(row) = rows.next()? {
@@ -339,13 +342,15 @@ mod tests {
             "INSERT INTO sources (id, path, format, compression, pov, started_at)
                  VALUES (1, 't', 'csv', 'none', 'white', '2024-01-01');
              INSERT INTO positions (id, fen, fen_input, source_id, line)
-                 VALUES (1, 'a', 'a', 1, 1), (2, 'b', 'b', 1, 2);",
+                 VALUES (1, '8/8/8/8/8/8/8/K1k5 w - -', 'a', 1, 1),
+                        (2, '8/8/8/8/8/8/8/K2k4 w - -', 'b', 1, 2);",
         )
         .unwrap();
         assert_eq!(ensure(&conn).unwrap(), 2);
         assert_eq!(ensure(&conn).unwrap(), 0);
         conn.execute(
-            "INSERT INTO positions (id, fen, fen_input, source_id, line) VALUES (3, 'c', 'c', 1, 3)",
+            "INSERT INTO positions (id, fen, fen_input, source_id, line) \
+             VALUES (3, '8/8/8/8/8/8/8/K3k3 w - -', 'c', 1, 3)",
             [],
         )
         .unwrap();
@@ -355,7 +360,10 @@ mod tests {
                 r.get(0)
             })
             .unwrap();
-        assert_eq!(Part::parse(&part), Some(META.part_of("c")));
+        assert_eq!(
+            Part::parse(&part),
+            Some(META.part_of("8/8/8/8/8/8/8/K3k3 w - -"))
+        );
     }
 
     #[test]
@@ -374,7 +382,7 @@ mod tests {
             )
             .unwrap();
             for k in 0..10 {
-                let fen = format!("g{g}p{k}");
+                let fen = db::test_fen(10 * g as usize + k as usize);
                 conn.execute(
                     "INSERT INTO positions (fen, fen_input, source_id, line, game_id, ply) VALUES (?1, ?1, 1, ?2, ?3, ?4)",
                     params![fen, 100 * g + 1, g + 1, k],
@@ -401,15 +409,15 @@ mod tests {
         assert_eq!(Part::parse(&got), Some(want));
         // A CSV position whose game is learned later moves to the game's part.
         conn.execute(
-            "INSERT INTO positions (id, fen, fen_input, source_id, line) VALUES (1000, 'late', 'late', 1, 5)",
-            [],
+            "INSERT INTO positions (id, fen, fen_input, source_id, line) VALUES (1000, ?1, 'late', 1, 5)",
+            [db::test_fen(500)],
         )
         .unwrap();
         assert_eq!(ensure(&conn).unwrap(), 1);
         conn.execute("UPDATE positions SET game_id = 1 WHERE id = 1000", [])
             .unwrap();
         let moved = ensure(&conn).unwrap();
-        assert_eq!(moved, usize::from(META.part_of("late") != want));
+        assert_eq!(moved, usize::from(META.part_of(&db::test_fen(500)) != want));
         let got: String = conn
             .query_row(
                 "SELECT part FROM splits WHERE position_id = 1000",

@@ -58,13 +58,13 @@ pub fn read_file(
             Item::Row(row) => {
                 // Rows were validated by the reader; a failure here is a reader bug, kept
                 // visible as a reject rather than a panic.
-                match parse_position(&row.fen_input) {
+                match row.position() {
                     Ok(pos) => samples.push(Sample {
                         pos,
                         label: row.label,
                         result: row.result,
                     }),
-                    Err(e) => rejects.push(Reject::new(row.line, &row.fen_input, e.to_string())),
+                    Err(e) => rejects.push(Reject::new(row.line, "", e.to_string())),
                 }
             }
             Item::Reject(r) => rejects.push(r),

@@ -107,11 +107,19 @@ fn a_stored_position_that_no_longer_parses_is_an_error_not_skipped() {
         "INSERT INTO sources (id, path, format, compression, pov, started_at) \
            VALUES (1, 't', 'csv', 'none', 'white', 'now'); \
          INSERT INTO positions (fen, fen_input, eval_cp, source_id, line) VALUES \
-           ('4k3/8/8/8/8/8/8/4K3 w - -', 'x', 0, 1, 1), ('not a fen', 'y', 10, 1, 2);",
+           ('4k3/8/8/8/8/8/8/4K3 w - -', 'x', 0, 1, 1); \
+         INSERT INTO position_rows (board, eval_cp, source_id, line) VALUES (x'0000', 10, 1, 2);",
     )
     .unwrap();
-    let err = load(&conn, None, &LabelChoice::default())
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("not a fen"), "{err}");
+    let err = load(&conn, None, &LabelChoice::default()).unwrap_err();
+    let chain: Vec<String> =
+        std::iter::successors(Some(&err as &dyn std::error::Error), |e| e.source())
+            .map(|e| e.to_string())
+            .collect();
+    assert!(
+        chain
+            .iter()
+            .any(|m| m.contains("packed position of 2 bytes")),
+        "{chain:?}"
+    );
 }

@@ -13,6 +13,7 @@ mod import;
 mod learn;
 mod lichess;
 mod matches;
+mod migrate;
 mod moves;
 #[cfg(feature = "nets")]
 mod nets;

@@ -112,9 +112,12 @@ impl Dir {
         child
     }
 
-    /// Opens the test database for assertions.
+    /// Opens the test database for assertions, with chessgraph's SQL functions (the
+    /// `positions` view computes its FENs with them).
     pub fn sql(&self) -> rusqlite::Connection {
-        rusqlite::Connection::open(self.db()).expect("open test db")
+        let conn = rusqlite::Connection::open(self.db()).expect("open test db");
+        chessgraph::db::functions::register(&conn).expect("register SQL functions");
+        conn
     }
 
     /// One integer from an SQL query.

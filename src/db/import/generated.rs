@@ -71,6 +71,7 @@ impl<'c> GeneratedSource<'c> {
             in_batch: 0,
             batch_size: usize::MAX,
             batches: 0,
+            labellers: Default::default(),
             summary,
         };
         Ok((

@@ -22,6 +22,7 @@ use indicatif::ProgressBar;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 use crate::chess::fnv::Fnv1a64;
+use crate::chess::packed;
 use crate::data::{self, Format, GameInfo, Item, Label, ReadOptions, Reject, Row};
 use crate::{Error, Result};
 
@@ -207,6 +208,7 @@ pub fn import_file(
         in_batch: 0,
         batch_size: opts.batch_size.max(1),
         batches: 0,
+        labellers: Default::default(),
         summary,
     };
     let read_opts = ReadOptions { pov: opts.pov };
@@ -384,6 +386,8 @@ struct Writer<'c> {
     batch_size: usize,
     /// Batches committed by this run (for the test hook of [`PAUSE_VAR`]).
     batches: u64,
+    /// `labellers.id` of the engine labels met so far.
+    labellers: std::collections::HashMap<&'static str, i64>,
     summary: ImportSummary,
 }
 
@@ -438,41 +442,50 @@ impl Writer<'_> {
         } else {
             None
         };
-        let inserted = self
+        // Already stored: by a killed earlier run of this very source (then it is ours),
+        // or by another row or file (a duplicate). Keys that collide are told apart by
+        // the bytes.
+        let stored: Option<(i64, bool)> = self
             .tx
             .prepare_cached(
-                "INSERT INTO positions (fen, fen_input, eval_cp, mate, source_id, line, game_id, ply, result, \
-                 best_move, next_move) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT (fen) DO NOTHING",
+                "SELECT id, source_id = ?3 AND line = ?4 AND ply IS ?5 FROM position_rows \
+                 WHERE board_key(board) = ?1 AND board = ?2",
             )?
-            .execute(params![
-                row.fen,
-                row.fen_input,
-                eval_cp,
-                mate,
-                self.source_id,
-                row.line,
-                game_id,
-                row.ply,
-                row.result.map(|r| r.as_str()),
-                row.best_move,
-                row.next_move
-            ])?;
-        if inserted == 1 {
+            .query_row(
+                params![
+                    packed::key(&row.board),
+                    row.board,
+                    self.source_id,
+                    row.line,
+                    row.ply
+                ],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let Some((id, ours)) = stored else {
+            self.tx
+                .prepare_cached(
+                    "INSERT INTO position_rows (board, eval_cp, mate, source_id, line, game_id, ply, \
+                     result, best_move, next_move, fen_input) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                )?
+                .execute(params![
+                    row.board,
+                    eval_cp,
+                    mate,
+                    self.source_id,
+                    row.line,
+                    game_id,
+                    row.ply,
+                    row.result.map(|r| r.as_str()),
+                    row.best_move,
+                    row.next_move,
+                    row.fen_input,
+                ])?;
             self.summary.imported += 1;
             let id = self.tx.last_insert_rowid();
             return self.engine_label(row, id, eval_cp, mate);
-        }
-        // Already stored: by a killed earlier run of this very source (then it is ours),
-        // or by another row or file (a duplicate).
-        let (id, ours): (i64, bool) = self
-            .tx
-            .prepare_cached(
-                "SELECT id, source_id = ?2 AND line = ?3 AND ply IS ?4 FROM positions WHERE fen = ?1",
-            )?
-            .query_row(params![row.fen, self.source_id, row.line, row.ply], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })?;
+        };
         if ours {
             self.summary.imported += 1;
         } else {
@@ -482,19 +495,25 @@ impl Writer<'_> {
                 // the game result this row knows instead of losing it.
                 self.tx
                     .prepare_cached(
-                        "UPDATE positions SET result = ?2, game_id = ?3, ply = ?4 WHERE fen = ?1 AND result IS NULL",
+                        "UPDATE position_rows SET result = ?2, game_id = ?3, ply = ?4 \
+                         WHERE id = ?1 AND result IS NULL",
                     )?
-                    .execute(params![row.fen, row.result.map(|r| r.as_str()), game_id, row.ply])?;
+                    .execute(params![
+                        id,
+                        row.result.map(|r| r.as_str()),
+                        game_id,
+                        row.ply
+                    ])?;
             }
             if row.best_move.is_some() || row.next_move.is_some() {
                 // Moves the first row of the position did not know are kept too.
                 self.tx
                     .prepare_cached(
-                        "UPDATE positions SET best_move = coalesce(best_move, ?2), \
-                         next_move = coalesce(next_move, ?3) WHERE fen = ?1 \
+                        "UPDATE position_rows SET best_move = coalesce(best_move, ?2), \
+                         next_move = coalesce(next_move, ?3) WHERE id = ?1 \
                          AND (best_move IS NULL OR next_move IS NULL)",
                     )?
-                    .execute(params![row.fen, row.best_move, row.next_move])?;
+                    .execute(params![id, row.best_move, row.next_move])?;
             }
         }
         self.engine_label(row, id, eval_cp, mate)
@@ -513,15 +532,23 @@ impl Writer<'_> {
         let Some(engine) = &row.engine else {
             return Ok(());
         };
+        let labeller_id = match self.labellers.get(engine.labeller) {
+            Some(&id) => id,
+            None => {
+                let id = crate::db::labels::labeller_id(&self.tx, engine.labeller)?;
+                self.labellers.insert(engine.labeller, id);
+                id
+            }
+        };
         self.tx
             .prepare_cached(
-                "INSERT INTO labels (position_id, labeller, eval_cp, mate, depth, nodes, created_at) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) \
-                 ON CONFLICT (labeller, position_id) DO NOTHING",
+                "INSERT INTO label_rows (position_id, labeller_id, eval_cp, mate, depth, nodes, created_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, unixepoch()) \
+                 ON CONFLICT (labeller_id, position_id) DO NOTHING",
             )?
             .execute(params![
                 position_id,
-                engine.labeller,
+                labeller_id,
                 eval_cp,
                 mate,
                 engine.depth,
