@@ -22,12 +22,13 @@ use indicatif::ProgressBar;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 use crate::chess::fnv::Fnv1a64;
-use crate::chess::packed;
 use crate::data::{self, Format, GameInfo, Item, Label, ReadOptions, Reject, Row};
 use crate::{Error, Result};
 
 mod generated;
 pub use generated::GeneratedSource;
+#[cfg(test)]
+mod tests;
 
 /// How to import one file.
 #[derive(Clone, Debug)]
@@ -448,19 +449,12 @@ impl Writer<'_> {
         let stored: Option<(i64, bool)> = self
             .tx
             .prepare_cached(
-                "SELECT id, source_id = ?3 AND line = ?4 AND ply IS ?5 FROM position_rows \
-                 WHERE board_key(board) = ?1 AND board = ?2",
+                "SELECT id, source_id = ?2 AND line = ?3 AND ply IS ?4 FROM position_rows \
+                 WHERE board_key(board) = board_key(?1) AND board = ?1",
             )?
-            .query_row(
-                params![
-                    packed::key(&row.board),
-                    row.board,
-                    self.source_id,
-                    row.line,
-                    row.ply
-                ],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
+            .query_row(params![row.board, self.source_id, row.line, row.ply], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
             .optional()?;
         let Some((id, ours)) = stored else {
             self.tx
