@@ -64,16 +64,7 @@ impl<'c> GeneratedSource<'c> {
         };
         summary.source_id = source_id;
         let resumed = summary.resumed;
-        let writer = Writer {
-            tx: conn.transaction()?,
-            source_id,
-            game_id: None,
-            in_batch: 0,
-            batch_size: usize::MAX,
-            batches: 0,
-            labellers: Default::default(),
-            summary,
-        };
+        let writer = Writer::new(conn.transaction()?, source_id, usize::MAX, summary);
         Ok((
             GeneratedSource {
                 writer,
