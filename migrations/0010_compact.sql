@@ -136,3 +136,10 @@ CREATE VIEW labels AS
 SELECT l.position_id, n.name AS labeller, l.eval_cp, l.mate, l.depth, l.nodes,
        strftime('%Y-%m-%dT%H:%M:%SZ', l.created_at, 'unixepoch') AS created_at, l.best_move
 FROM label_rows l JOIN labellers n ON n.id = l.labeller_id;
+
+-- A bulk import appends its rows without looking each one up, and finds duplicates once at
+-- the end (src/db/import/bulk.rs). While it is unfinished, the ids above `bulk_after_id`
+-- are its rows, not yet checked for duplicates, and `bulk_line` is the last input line
+-- committed (a re-run goes on after it). NULL otherwise.
+ALTER TABLE sources ADD COLUMN bulk_after_id INTEGER;
+ALTER TABLE sources ADD COLUMN bulk_line INTEGER;

@@ -5,7 +5,10 @@ use std::path::{Path, PathBuf};
 use super::progress::{Progress, Unit};
 use anyhow::Context;
 use chessgraph::data::{Format, Pov};
-use chessgraph::db::{self, import::ImportOptions};
+use chessgraph::db::{
+    self,
+    import::{BulkMode, ImportOptions},
+};
 use chessgraph::uci::output::error_chain;
 
 /// Arguments of `chessgraph import`.
@@ -26,6 +29,9 @@ pub struct Args {
     /// Rows per transaction.
     #[arg(long, default_value_t = 50_000)]
     batch_size: usize,
+    /// Append rows and find duplicates once at the end (CSV, EPD, Lichess): `auto` for a file of 8 MiB or more into a database holding fewer positions than its bytes / 16.
+    #[arg(long, value_parser = super::one_of(&BulkMode::ALL, BulkMode::as_str), default_value = "auto")]
+    bulk: BulkMode,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -62,6 +68,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         pov: args.pov,
         force: args.force,
         batch_size: args.batch_size,
+        bulk: args.bulk,
     };
     for file in readable {
         let progress = progress_bar(args.quiet, file);

@@ -5,6 +5,7 @@ mod http;
 mod util;
 
 mod analyze;
+mod bulk;
 mod engine;
 #[cfg(feature = "parquet")]
 mod export_data;

@@ -25,8 +25,10 @@ use crate::chess::fnv::Fnv1a64;
 use crate::data::{self, Format, Item, ReadOptions, Reject};
 use crate::{Error, Result};
 
+mod bulk;
 mod generated;
 mod writer;
+pub use bulk::BulkMode;
 pub use generated::GeneratedSource;
 use writer::Writer;
 #[cfg(test)]
@@ -43,6 +45,8 @@ pub struct ImportOptions {
     pub force: bool,
     /// Rows per transaction.
     pub batch_size: usize,
+    /// When to append rows and find duplicates at the end ([`BulkMode`]).
+    pub bulk: BulkMode,
 }
 
 impl Default for ImportOptions {
@@ -52,6 +56,7 @@ impl Default for ImportOptions {
             pov: data::Pov::White,
             force: false,
             batch_size: 50_000,
+            bulk: BulkMode::Auto,
         }
     }
 }
@@ -158,6 +163,8 @@ pub fn import_file(
     };
 
     let input = data::open_input_with_progress(path, progress)?;
+    // The bulk path's last id before its rows and the last line committed.
+    let mut bulk_state: Option<(i64, u64)> = None;
     let source_id = match previous {
         Some((id, Some(_))) if !opts.force => {
             let (read, imported, dup, rejected) = conn.query_row(
@@ -174,20 +181,38 @@ pub fn import_file(
             return Ok(summary);
         }
         Some((id, None)) => {
-            // Resume a killed or broken run: start its counts and rejects again from
-            // scratch (and take the fingerprint of the file as it is now, when it grew).
-            let tx = conn.transaction()?;
-            tx.execute(
-                "UPDATE sources SET rows_read = 0, rows_imported = 0, rows_duplicate = 0, rows_rejected = 0, \
-                 fingerprint = ?2 WHERE id = ?1",
-                params![id, fingerprint],
-            )?;
-            tx.execute("DELETE FROM import_errors WHERE source_id = ?1", [id])?;
-            tx.commit()?;
+            bulk::refuse_if_pending(conn, Some(id))?;
             summary.resumed = true;
+            bulk_state = bulk::pending(conn, id)?;
+            if bulk_state.is_some() {
+                // A bulk run goes on after the lines it committed, with their counts.
+                let (read, imported, dup, rejected) = conn.query_row(
+                    "SELECT rows_read, rows_imported, rows_duplicate, rows_rejected FROM sources WHERE id = ?1",
+                    [id],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                )?;
+                (summary.rows_read, summary.imported) = (read, imported);
+                (summary.duplicates, summary.rejected) = (dup, rejected);
+                conn.execute(
+                    "UPDATE sources SET fingerprint = ?2 WHERE id = ?1",
+                    params![id, fingerprint],
+                )?;
+            } else {
+                // Resume a killed or broken run: start its counts and rejects again from
+                // scratch (and take the fingerprint of the file as it is now, when it grew).
+                let tx = conn.transaction()?;
+                tx.execute(
+                    "UPDATE sources SET rows_read = 0, rows_imported = 0, rows_duplicate = 0, rows_rejected = 0, \
+                     fingerprint = ?2 WHERE id = ?1",
+                    params![id, fingerprint],
+                )?;
+                tx.execute("DELETE FROM import_errors WHERE source_id = ?1", [id])?;
+                tx.commit()?;
+            }
             id
         }
         _ => {
+            bulk::refuse_if_pending(conn, None)?;
             conn.execute(
                 "INSERT INTO sources (path, format, compression, fingerprint, pov, started_at) \
                  VALUES (?1, ?2, ?3, ?4, ?5, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
@@ -199,12 +224,23 @@ pub fn import_file(
                     opts.pov.as_str()
                 ],
             )?;
-            conn.last_insert_rowid()
+            let id = conn.last_insert_rowid();
+            if bulk::wanted(conn, path, format, opts.bulk)? {
+                bulk_state = Some((bulk::begin(conn, id)?, 0));
+            }
+            id
         }
     };
     summary.source_id = source_id;
+    if bulk_state.is_some() {
+        // The final index build sorts every key: in temporary files, not in memory.
+        conn.pragma_update(None, "temp_store", "FILE")?;
+    }
 
     let mut writer = Writer::new(conn.transaction()?, source_id, opts.batch_size, summary);
+    if let Some((_, skip)) = bulk_state {
+        writer.bulk(skip);
+    }
     let read_opts = ReadOptions { pov: opts.pov };
     // Parsing and validation run on a second thread, writing on this one: the two halves
     // cost about the same, so the pipeline nearly halves the wall time on two cores.
@@ -242,6 +278,9 @@ pub fn import_file(
         }
         Ok(())
     })?;
+    if let Some((after, _)) = bulk_state {
+        bulk::finish(&writer.tx, source_id, after, &mut writer.summary)?;
+    }
     writer.flush_counters()?;
     // A game whose moves gave no stored position (no evals, all rejected, or not a game at
     // all) leaves no row behind (`positions_game` makes each lookup an index probe).
@@ -334,4 +373,3 @@ fn grown_unfinished(
     }
     Ok(Some(id))
 }
-

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::{ImportSummary, SHOWN_REJECTS};
-use crate::data::{GameInfo, Item, Label, Reject, Row};
 use crate::Result;
+use crate::data::{GameInfo, Item, Label, Reject, Row};
 
 /// Test hook, the only one of the import: `CHESSGRAPH_TEST_PAUSE_AFTER_BATCH=N:PATH` makes
 /// the import, right after committing its Nth batch (counted from 1 in this run), create
@@ -56,6 +56,11 @@ pub(super) struct Writer<'c> {
     batches: u64,
     /// `labellers.id` of the engine labels met so far.
     labellers: HashMap<&'static str, i64>,
+    /// Set on the bulk path ([`super::bulk`]): rows are appended without a lookup, and
+    /// the input lines up to this one were committed by an earlier run and are skipped.
+    bulk_skip: Option<u64>,
+    /// The last input line of a row or reject written.
+    last_line: u64,
     pub(super) summary: ImportSummary,
 }
 
@@ -75,8 +80,21 @@ impl<'c> Writer<'c> {
             batch_size: batch_size.max(1),
             batches: 0,
             labellers: HashMap::new(),
+            bulk_skip: None,
+            last_line: 0,
             summary,
         }
+    }
+
+    /// Takes the bulk path, skipping the input lines up to `skip` (committed before).
+    pub(super) fn bulk(&mut self, skip: u64) {
+        self.bulk_skip = Some(skip);
+        self.last_line = skip;
+    }
+
+    /// Whether the item at `line` was committed by an earlier bulk run.
+    fn skipped(&self, line: u64) -> bool {
+        self.bulk_skip.is_some_and(|skip| line <= skip)
     }
 
     pub(super) fn item(&mut self, item: Item) -> Result<()> {
@@ -117,8 +135,12 @@ impl<'c> Writer<'c> {
     }
 
     pub(super) fn row(&mut self, row: &Row) -> Result<()> {
+        if self.skipped(row.line) {
+            return Ok(());
+        }
         self.summary.rows_read += 1;
         self.in_batch += 1;
+        self.last_line = row.line;
         let (eval_cp, mate) = match row.label {
             Label::None => (None, None),
             Label::Cp(cp) => (Some(cp), None),
@@ -129,6 +151,10 @@ impl<'c> Writer<'c> {
         } else {
             None
         };
+        if self.bulk_skip.is_some() {
+            // Duplicates are found at the end, all at once.
+            return self.insert(row, eval_cp, mate, game_id);
+        }
         // Already stored: by a killed earlier run of this very source (then it is ours),
         // or by another row or file (a duplicate). Keys that collide are told apart by
         // the bytes.
@@ -143,28 +169,7 @@ impl<'c> Writer<'c> {
             })
             .optional()?;
         let Some((id, ours)) = stored else {
-            self.tx
-                .prepare_cached(
-                    "INSERT INTO position_rows (board, eval_cp, mate, source_id, line, game_id, ply, \
-                     result, best_move, next_move, fen_input) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                )?
-                .execute(params![
-                    row.board,
-                    eval_cp,
-                    mate,
-                    self.source_id,
-                    row.line,
-                    game_id,
-                    row.ply,
-                    row.result.map(|r| r.as_str()),
-                    row.best_move,
-                    row.next_move,
-                    row.fen_input,
-                ])?;
-            self.summary.imported += 1;
-            let id = self.tx.last_insert_rowid();
-            return self.engine_label(row, id, eval_cp, mate);
+            return self.insert(row, eval_cp, mate, game_id);
         };
         if ours {
             self.summary.imported += 1;
@@ -196,6 +201,38 @@ impl<'c> Writer<'c> {
                     .execute(params![id, row.best_move, row.next_move])?;
             }
         }
+        self.engine_label(row, id, eval_cp, mate)
+    }
+
+    /// Stores `row` as a new position.
+    fn insert(
+        &mut self,
+        row: &Row,
+        eval_cp: Option<i32>,
+        mate: Option<i32>,
+        game_id: Option<i64>,
+    ) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "INSERT INTO position_rows (board, eval_cp, mate, source_id, line, game_id, ply, \
+                 result, best_move, next_move, fen_input) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            )?
+            .execute(params![
+                row.board,
+                eval_cp,
+                mate,
+                self.source_id,
+                row.line,
+                game_id,
+                row.ply,
+                row.result.map(|r| r.as_str()),
+                row.best_move,
+                row.next_move,
+                row.fen_input,
+            ])?;
+        self.summary.imported += 1;
+        let id = self.tx.last_insert_rowid();
         self.engine_label(row, id, eval_cp, mate)
     }
 
@@ -238,6 +275,10 @@ impl<'c> Writer<'c> {
     }
 
     fn reject(&mut self, reject: Reject) -> Result<()> {
+        if self.skipped(reject.line) {
+            return Ok(());
+        }
+        self.last_line = reject.line;
         self.summary.rows_read += 1;
         self.summary.rejected += 1;
         self.in_batch += 1;
@@ -265,6 +306,12 @@ impl<'c> Writer<'c> {
              WHERE id = ?1",
             params![self.source_id, s.rows_read, s.imported, s.duplicates, s.rejected],
         )?;
+        if self.bulk_skip.is_some() {
+            self.tx.execute(
+                "UPDATE sources SET bulk_line = ?2 WHERE id = ?1",
+                params![self.source_id, self.last_line],
+            )?;
+        }
         Ok(())
     }
 

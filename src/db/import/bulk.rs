@@ -1,0 +1,204 @@
+//! The bulk path of an import, for large files of positions (CSV, EPD, the Lichess
+//! database) into a database that holds few: rows are appended in file order without
+//! looking each one up, with the position index dropped, and duplicates are found once at
+//! the end from the rebuilt index — one sort instead of a random index descent per row,
+//! which is what makes a row-by-row import slow once the index outgrows the page cache.
+//!
+//! The result is the one a row-by-row import gives (the first row of a position wins, a
+//! later duplicate lends it a game result, best or next move and labels it lacks, and is
+//! counted as a duplicate), except that the ids of the duplicates' rows stay unused.
+//!
+//! A killed bulk import leaves its source marked (`sources.bulk_after_id`, `bulk_line`):
+//! every batch commits its rows with the last input line they reach, so the next run of
+//! the same file skips the lines committed and goes on; the duplicate search and the index
+//! are one final transaction. Until then other imports are refused, since the index is
+//! missing and the new rows are not checked yet.
+
+use std::path::Path;
+
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+
+use super::ImportSummary;
+use crate::data::Format;
+use crate::{Error, Result};
+
+/// When an import takes the bulk path.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum BulkMode {
+    /// For a file of at least [`AUTO_MIN_BYTES`] in a format without games, when the
+    /// database holds fewer positions than the file's bytes / 16 (a position takes at
+    /// least ~16 bytes of input even compressed, so the file is the larger part).
+    #[default]
+    Auto,
+    /// For every file without games.
+    Always,
+    /// Never: every row looked up as it comes.
+    Never,
+}
+
+impl BulkMode {
+    /// Every mode, in the order `--bulk` lists them.
+    pub const ALL: [BulkMode; 3] = [BulkMode::Auto, BulkMode::Always, BulkMode::Never];
+
+    /// The spelling on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BulkMode::Auto => "auto",
+            BulkMode::Always => "always",
+            BulkMode::Never => "never",
+        }
+    }
+}
+
+/// The smallest file [`BulkMode::Auto`] imports in bulk.
+pub const AUTO_MIN_BYTES: u64 = 8 << 20;
+
+/// The index the bulk path drops and rebuilds, as in the migration.
+const KEY_INDEX: &str =
+    "CREATE INDEX IF NOT EXISTS position_rows_key ON position_rows(board_key(board))";
+
+/// Whether a new import of `path` in `format` takes the bulk path.
+pub(super) fn wanted(
+    conn: &Connection,
+    path: &Path,
+    format: Format,
+    mode: BulkMode,
+) -> Result<bool> {
+    if format == Format::Pgn || path == Path::new("-") {
+        return Ok(false);
+    }
+    match mode {
+        BulkMode::Never => Ok(false),
+        BulkMode::Always => Ok(true),
+        BulkMode::Auto => {
+            let bytes = std::fs::metadata(path)
+                .map_err(|e| Error::io(path, e))?
+                .len();
+            let stored: u64 =
+                conn.query_row("SELECT count(*) FROM position_rows", [], |r| r.get(0))?;
+            Ok(bytes >= AUTO_MIN_BYTES && stored < bytes / 16)
+        }
+    }
+}
+
+/// Refuses to start another import while a bulk import (of a source other than
+/// `resuming`) is unfinished.
+pub(super) fn refuse_if_pending(conn: &Connection, resuming: Option<i64>) -> Result<()> {
+    let pending: Option<(i64, String)> = conn
+        .query_row(
+            "SELECT id, path FROM sources WHERE bulk_after_id IS NOT NULL ORDER BY id LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    match pending {
+        Some((source_id, path)) if Some(source_id) != resuming => {
+            Err(Error::UnfinishedBulkImport { path, source_id })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The unfinished bulk import of `source_id`: the last id before its rows and the last
+/// input line it committed.
+pub(super) fn pending(conn: &Connection, source_id: i64) -> Result<Option<(i64, u64)>> {
+    Ok(conn
+        .query_row(
+            "SELECT bulk_after_id, coalesce(bulk_line, 0) FROM sources \
+             WHERE id = ?1 AND bulk_after_id IS NOT NULL",
+            [source_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?)
+}
+
+/// Starts a bulk import of `source_id`: marks it, drops the position index. Returns the
+/// last id before its rows.
+pub(super) fn begin(conn: &mut Connection, source_id: i64) -> Result<i64> {
+    let tx = conn.transaction()?;
+    let after: i64 = tx.query_row("SELECT coalesce(max(id), 0) FROM position_rows", [], |r| {
+        r.get(0)
+    })?;
+    tx.execute(
+        "UPDATE sources SET bulk_after_id = ?2, bulk_line = 0 WHERE id = ?1",
+        params![source_id, after],
+    )?;
+    tx.execute_batch("DROP INDEX IF EXISTS position_rows_key")?;
+    tx.commit()?;
+    Ok(after)
+}
+
+/// Ends the bulk import of `source_id` inside `tx`: rebuilds the index, merges every row
+/// above `after` into the first row of its position and deletes it, counting it in
+/// `summary` as a duplicate instead of an import; clears the mark.
+pub(super) fn finish(
+    tx: &Transaction<'_>,
+    source_id: i64,
+    after: i64,
+    summary: &mut ImportSummary,
+) -> Result<()> {
+    tx.execute_batch(KEY_INDEX)?;
+    // Keys held by more than one row, one of them new: a scan of the index in key order.
+    let keys: Vec<i64> = tx
+        .prepare(
+            "SELECT k FROM (SELECT board_key(board) AS k, count(*) AS n, max(id) AS top \
+             FROM position_rows GROUP BY board_key(board)) WHERE n > 1 AND top > ?1",
+        )?
+        .query_map([after], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut rows =
+        tx.prepare("SELECT id, board FROM position_rows WHERE board_key(board) = ?1 ORDER BY id")?;
+    for key in keys {
+        let group: Vec<(i64, Vec<u8>)> = rows
+            .query_map([key], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        // Keys can collide: a row is a duplicate of the first earlier row with its bytes.
+        for (i, (dup, board)) in group.iter().enumerate() {
+            let Some((first, _)) = group[..i].iter().find(|(_, b)| b == board) else {
+                continue;
+            };
+            if *dup > after {
+                merge(tx, *first, *dup)?;
+                summary.imported -= 1;
+                summary.duplicates += 1;
+            }
+        }
+    }
+    tx.execute(
+        "UPDATE sources SET bulk_after_id = NULL, bulk_line = NULL WHERE id = ?1",
+        [source_id],
+    )?;
+    Ok(())
+}
+
+/// Folds the row `dup` into the row `first` of the same position, as a row-by-row import
+/// does with a duplicate: a game result, best and next moves and labels `first` lacks.
+fn merge(tx: &Transaction<'_>, first: i64, dup: i64) -> Result<()> {
+    tx.prepare_cached(
+        "UPDATE position_rows SET result = d.result, game_id = d.game_id, ply = d.ply \
+         FROM (SELECT result, game_id, ply FROM position_rows WHERE id = ?2) AS d \
+         WHERE position_rows.id = ?1 AND position_rows.result IS NULL AND d.result IS NOT NULL",
+    )?
+    .execute(params![first, dup])?;
+    tx.prepare_cached(
+        "UPDATE position_rows SET best_move = coalesce(position_rows.best_move, d.best_move), \
+         next_move = coalesce(position_rows.next_move, d.next_move) \
+         FROM (SELECT best_move, next_move FROM position_rows WHERE id = ?2) AS d \
+         WHERE position_rows.id = ?1",
+    )?
+    .execute(params![first, dup])?;
+    // `labeller_id IN (...)` lets SQLite use the key (labeller, position) for each one.
+    tx.prepare_cached(
+        "UPDATE OR IGNORE label_rows SET position_id = ?1 \
+         WHERE labeller_id IN (SELECT id FROM labellers) AND position_id = ?2",
+    )?
+    .execute(params![first, dup])?;
+    for sql in [
+        "DELETE FROM label_rows WHERE labeller_id IN (SELECT id FROM labellers) AND position_id = ?1",
+        "DELETE FROM feature_rows WHERE position_id = ?1",
+        "DELETE FROM position_rows WHERE id = ?1",
+    ] {
+        tx.prepare_cached(sql)?.execute([dup])?;
+    }
+    Ok(())
+}
