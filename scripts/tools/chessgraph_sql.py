@@ -104,7 +104,28 @@ def board_attacks(data, color):
     return out - (1 << 64) if out >= 1 << 63 else out
 
 
+M64 = (1 << 64) - 1
+
+
+def split_part(key, seed, train_pct, valid_pct):
+    """The split part of a split key (src/db/split.rs): splitmix64's finalizer of the
+    FNV-1a 64 hash of "SEED:KEY", modulo 100, against the proportions."""
+    if key is None:
+        return None
+    h = 0xCBF29CE484222325
+    for b in f"{seed}:{key}".encode():
+        h = ((h ^ b) * 0x100000001B3) & M64
+    h = ((h ^ (h >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    h = ((h ^ (h >> 27)) * 0x94D049BB133111EB) & M64
+    bucket = (h ^ (h >> 31)) % 100
+    if bucket < train_pct:
+        return "train"
+    return "valid" if bucket < train_pct + valid_pct else "test"
+
+
 def register(conn):
-    """Adds board_fen(bytes) and board_attacks(bytes, color) to a sqlite3 connection."""
+    """Adds board_fen(bytes), board_attacks(bytes, color) and split_part(key, seed,
+    train_pct, valid_pct) to a sqlite3 connection."""
     conn.create_function("board_fen", 1, board_fen, deterministic=True)
     conn.create_function("board_attacks", 2, board_attacks, deterministic=True)
+    conn.create_function("split_part", 4, split_part, deterministic=True)

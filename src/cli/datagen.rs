@@ -149,8 +149,6 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     )?;
     bar.finish();
     let summary = source.finish()?;
-    // The new positions' parts, so that reading commands need not write.
-    chessgraph::fit::split::ensure(&conn)?;
     let secs = started.elapsed().as_secs_f64();
     if played < todo.len() as u64 {
         warn!(

@@ -146,10 +146,6 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             ));
         }
     }
-    // Store the new positions' train/valid/test parts now, so that the commands that only
-    // read the database never have to write.
-    chessgraph::fit::split::ensure(&conn)
-        .with_context(|| format!("cannot write to database {}", db_path.display()))?;
     if !failed.is_empty() {
         return Err(nothing_read(&failed, args.files.len()));
     }

@@ -165,9 +165,11 @@ pub struct LabelRow {
 pub fn position(conn: &Connection, id: i64) -> Result<Option<PositionRow>> {
     Ok(conn
         .query_row(
-            "SELECT p.id, p.fen, p.eval_cp, p.mate, p.result, p.game_id, p.ply, s.path, p.line, sp.part \
-             FROM positions p JOIN sources s ON s.id = p.source_id \
-             LEFT JOIN splits sp ON sp.position_id = p.id WHERE p.id = ?1",
+            // The part as a subquery: a view on the right of a LEFT JOIN would be
+            // computed for every position.
+            "SELECT p.id, p.fen, p.eval_cp, p.mate, p.result, p.game_id, p.ply, s.path, p.line, \
+             (SELECT sp.part FROM splits sp WHERE sp.position_id = p.id) \
+             FROM positions p JOIN sources s ON s.id = p.source_id WHERE p.id = ?1",
             [id],
             position_row,
         )

@@ -71,6 +71,10 @@ fn stored(view: &str) -> Option<(&'static str, &'static [(&'static str, &'static
             "label_rows",
             &[("labeller", "TEXT"), ("created_at", "TEXT")],
         )),
+        "splits" => Some((
+            "position_rows",
+            &[("position_id", "INTEGER"), ("part", "TEXT")],
+        )),
         _ => None,
     }
 }

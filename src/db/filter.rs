@@ -46,6 +46,7 @@ pub const READABLE_TABLES: &[&str] = &[
     "feature_rows",
     "label_rows",
     "labellers",
+    "split_meta",
 ];
 
 /// Functions a condition may call: pure, cheap per call, and none that makes a string
@@ -58,6 +59,7 @@ pub const SAFE_FUNCTIONS: &[&str] = &[
     "board_key",
     "board_attacks",
     "pack_fen",
+    "split_part",
     // scalar
     "abs",
     "coalesce",

@@ -98,6 +98,7 @@ pub fn register(conn: &Connection) -> rusqlite::Result<()> {
     conn.create_scalar_function("board_fen", 1, flags, board_fen)?;
     conn.create_scalar_function("board_key", 1, flags, board_key)?;
     conn.create_scalar_function("board_attacks", 2, flags, board_attacks)?;
+    super::split::register(conn)?;
     Ok(())
 }
 

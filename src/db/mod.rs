@@ -11,6 +11,7 @@ pub mod games;
 pub mod import;
 pub mod labels;
 pub mod runs;
+pub mod split;
 pub mod stats;
 pub mod tournaments;
 

@@ -213,9 +213,6 @@ pub fn load(conn: &Connection, sel: &Selection, target: Target) -> Result<Data> 
     let meta = split::meta(conn)?;
     let seed = sel.seed.unwrap_or(meta.seed);
     let use_table = seed == meta.seed;
-    if use_table {
-        split::ensure(conn)?;
-    }
     sel.labels.check(conn)?;
     let labels = sel.labels.sql();
     let cols: Vec<String> = sel.features.iter().map(|f| format!("f.\"{f}\"")).collect();

@@ -10,202 +10,17 @@
 //! `train_pct` are train, the next `valid_pct` are valid, the rest test
 //! (`scripts/golden/fit.py` reimplements this for FEN keys).
 //!
-//! The `splits` table materializes the parts for the seed stored in `split_meta` so SQL can
-//! join on it; [`ensure`] fills it for new positions and moves positions whose game became
-//! known since (a CSV imported before the PGN of its games).
+//! The definition lives with the store ([`crate::db::split`]): the `splits` view computes
+//! each position's part from the seed in `split_meta`, so a position whose game becomes
+//! known later (a CSV imported before the PGN of its games) moves to its game's part.
 
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 
-use crate::chess::fnv::Fnv1a64;
-use crate::chess::rng::mix64;
 use crate::data::GameResult;
 use crate::db::labels::LabelChoice;
 use crate::{Error, Result};
 
-/// One of the three parts of the split.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Part {
-    /// Fitted on.
-    Train,
-    /// Held out for choosing hyperparameters.
-    Valid,
-    /// Held out for the final figures.
-    Test,
-}
-
-impl Part {
-    /// The spelling in the `splits` table.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Part::Train => "train",
-            Part::Valid => "valid",
-            Part::Test => "test",
-        }
-    }
-
-    /// Parses the spelling in the `splits` table.
-    pub fn parse(s: &str) -> Option<Part> {
-        match s {
-            "train" => Some(Part::Train),
-            "valid" => Some(Part::Valid),
-            "test" => Some(Part::Test),
-            _ => None,
-        }
-    }
-}
-
-/// Seed and proportions of a split (the `split_meta` row).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct SplitMeta {
-    /// Seed mixed into every position's hash.
-    pub seed: i64,
-    /// Percent of positions in the train part.
-    pub train_pct: u32,
-    /// Percent in the valid part.
-    pub valid_pct: u32,
-    /// Percent in the test part.
-    pub test_pct: u32,
-}
-
-impl SplitMeta {
-    /// The same proportions with another seed.
-    pub fn with_seed(self, seed: i64) -> SplitMeta {
-        SplitMeta { seed, ..self }
-    }
-
-    /// The part of the position with split key `fen` (its normalized FEN, or its
-    /// [`game_key`]).
-    pub fn part_of(&self, fen: &str) -> Part {
-        let b = bucket(fen, self.seed);
-        if b < self.train_pct {
-            Part::Train
-        } else if b < self.train_pct + self.valid_pct {
-            Part::Valid
-        } else {
-            Part::Test
-        }
-    }
-}
-
-/// The bucket 0..100 of `fen` under `seed`.
-pub fn bucket(fen: &str, seed: i64) -> u32 {
-    (bucket_u64(fen, seed) % 100) as u32
-}
-
-/// A 64-bit hash of `fen` under `seed` (FNV-1a then splitmix64's finalizer): a fixed
-/// pseudo-random order of positions, e.g. for deterministic samples.
-pub fn bucket_u64(fen: &str, seed: i64) -> u64 {
-    let mut h = Fnv1a64::default();
-    h.write(format!("{seed}:").as_bytes());
-    h.write(fen.as_bytes());
-    // FNV's low bits mix poorly; the splitmix64 finalizer spreads every input bit.
-    mix64(h.finish())
-}
-
-/// Reads the database's split seed and proportions.
-pub fn meta(conn: &Connection) -> Result<SplitMeta> {
-    let (seed, train, valid, test): (i64, i64, i64, i64) = conn.query_row(
-        "SELECT seed, train_pct, valid_pct, test_pct FROM split_meta WHERE id = 1",
-        [],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-    )?;
-    let pct = |v: i64| {
-        u32::try_from(v).map_err(|_| Error::Invalid(format!("split_meta: bad percentage {v}")))
-    };
-    Ok(SplitMeta {
-        seed,
-        train_pct: pct(train)?,
-        valid_pct: pct(valid)?,
-        test_pct: pct(test)?,
-    })
-}
-
-/// The split key of a game: its tags, start position and line in its file.
-pub fn game_key(
-    line: i64,
-    white: Option<&str>,
-    black: Option<&str>,
-    event: Option<&str>,
-    date: Option<&str>,
-    start_fen: Option<&str>,
-) -> String {
-    format!(
-        "game:{line}|{}|{}|{}|{}|{}",
-        white.unwrap_or(""),
-        black.unwrap_or(""),
-        event.unwrap_or(""),
-        date.unwrap_or(""),
-        start_fen.unwrap_or("")
-    )
-}
-
-/// Brings the `splits` table up to date: a part for every new position, and the game's
-/// part for positions whose game became known since. Returns how many rows it wrote.
-/// A stored part of a position without a game is final: after changing `split_meta`
-/// by hand, `DELETE FROM splits` has them computed again.
-pub fn ensure(conn: &Connection) -> Result<usize> {
-    let meta = meta(conn)?;
-    // Read first: a database whose parts are up to date is not written at all (so reading
-    // commands work on a read-only file).
-    let mut changes: Vec<(i64, Part)> = Vec::new();
-    {
-        let mut all = conn.prepare(
-            "SELECT p.id, p.fen, s.part, g.line, g.white, g.black, g.event, g.date, g.start_fen \
-             FROM positions p \
-             LEFT JOIN splits s ON s.position_id = p.id \
-             LEFT JOIN games g ON g.id = p.game_id \
-             WHERE s.part IS NULL OR p.game_id IS NOT NULL",
-        )?;
-        let mut rows = all.query([])?;
-        while let Some(row) = rows.next()? {
-            let id: i64 = row.get(0)?;
-            let stored: Option<String> = row.get(2)?;
-            let game_line: Option<i64> = row.get(3)?;
-            let part = match game_line {
-                Some(line) => {
-                    let text = |i: usize| row.get::<_, Option<String>>(i);
-                    let (w, b, e, d, f) = (text(4)?, text(5)?, text(6)?, text(7)?, text(8)?);
-                    meta.part_of(&game_key(
-                        line,
-                        w.as_deref(),
-                        b.as_deref(),
-                        e.as_deref(),
-                        d.as_deref(),
-                        f.as_deref(),
-                    ))
-                }
-                None => meta.part_of(&row.get::<_, String>(1)?),
-            };
-            if stored.as_deref() != Some(part.as_str()) {
-                changes.push((id, part));
-            }
-        }
-    }
-    if changes.is_empty() {
-        return Ok(0);
-    }
-    if conn.is_readonly(rusqlite::MAIN_DB)? {
-        return Err(Error::Invalid(format!(
-            "the train/valid/test parts of {} positions are not stored yet and the database \
-             is opened read-only: run a writing command (e.g. `chessgraph analyze`) once",
-            changes.len()
-        )));
-    }
-    // IMMEDIATE: take the write lock up front, so that another process (a running
-    // datagen or import) cannot make this transaction fail half-way.
-    let tx = rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Immediate)?;
-    {
-        let mut upsert = tx.prepare(
-            "INSERT INTO splits (position_id, part) VALUES (?1, ?2) \
-             ON CONFLICT (position_id) DO UPDATE SET part = excluded.part",
-        )?;
-        for (id, part) in &changes {
-            upsert.execute(params![id, part.as_str()])?;
-        }
-    }
-    tx.commit()?;
-    Ok(changes.len())
-}
+pub use crate::db::split::{Part, SplitMeta, bucket, bucket_u64, game_key, meta};
 
 /// One stored position with the label a [`LabelChoice`] picks, its game result and part.
 #[derive(Clone, Debug)]
@@ -239,7 +54,6 @@ pub fn labelled_rows_from(
     sources: &[String],
 ) -> Result<Vec<LabelledRow>> {
     labels.check(conn)?;
-    ensure(conn)?;
     let mut ids = Vec::new();
     for sel in sources {
         let matched: Vec<i64> = conn
@@ -289,6 +103,7 @@ pub fn labelled_rows_from(
 mod tests {
     use super::*;
     use crate::db;
+    use rusqlite::params;
 
     const META: SplitMeta = SplitMeta {
         seed: 1,
@@ -335,35 +150,45 @@ mod tests {
     }
 
     #[test]
-    fn ensure_fills_only_missing_rows() {
+    fn the_view_gives_each_position_the_part_of_its_fen() {
         let conn = db::open_in_memory().unwrap();
         assert_eq!(meta(&conn).unwrap(), META);
         conn.execute_batch(
             "INSERT INTO sources (id, path, format, compression, pov, started_at)
-                 VALUES (1, 't', 'csv', 'none', 'white', '2024-01-01');
-             INSERT INTO positions (id, fen, fen_input, source_id, line)
-                 VALUES (1, '8/8/8/8/8/8/8/K1k5 w - -', 'a', 1, 1),
-                        (2, '8/8/8/8/8/8/8/K2k4 w - -', 'b', 1, 2);",
+                 VALUES (1, 't', 'csv', 'none', 'white', '2024-01-01');",
         )
         .unwrap();
-        assert_eq!(ensure(&conn).unwrap(), 2);
-        assert_eq!(ensure(&conn).unwrap(), 0);
-        conn.execute(
-            "INSERT INTO positions (id, fen, fen_input, source_id, line) \
-             VALUES (3, '8/8/8/8/8/8/8/K3k3 w - -', 'c', 1, 3)",
-            [],
-        )
-        .unwrap();
-        assert_eq!(ensure(&conn).unwrap(), 1);
-        let part: String = conn
-            .query_row("SELECT part FROM splits WHERE position_id = 3", [], |r| {
-                r.get(0)
-            })
+        for i in 0..200 {
+            conn.execute(
+                "INSERT INTO positions (fen, fen_input, source_id, line) VALUES (?1, 'x', 1, ?2)",
+                params![db::test_fen(i), i],
+            )
             .unwrap();
-        assert_eq!(
-            Part::parse(&part),
-            Some(META.part_of("8/8/8/8/8/8/8/K3k3 w - -"))
-        );
+        }
+        let mut stmt = conn
+            .prepare("SELECT p.fen, s.part FROM positions p JOIN splits s ON s.position_id = p.id")
+            .unwrap();
+        let rows: Vec<(String, String)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(rows.len(), 200);
+        for (fen, part) in &rows {
+            assert_eq!(Part::parse(part), Some(META.part_of(fen)), "{fen}");
+        }
+        assert!(rows.iter().any(|(_, p)| p != "train"), "all 200 in train");
+        // Another seed in split_meta moves positions at once.
+        conn.execute("UPDATE split_meta SET seed = 7", []).unwrap();
+        let moved: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM positions p JOIN splits s ON s.position_id = p.id \
+                 WHERE s.part <> split_part(p.fen, 1, 80, 10)",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(moved > 20, "{moved}");
     }
 
     #[test]
@@ -390,7 +215,6 @@ mod tests {
                 .unwrap();
             }
         }
-        assert_eq!(ensure(&conn).unwrap(), 120);
         let parts_per_game: i64 = conn
             .query_row(
                 "SELECT max(n) FROM (SELECT count(DISTINCT s.part) AS n FROM positions p \
@@ -413,11 +237,16 @@ mod tests {
             [db::test_fen(500)],
         )
         .unwrap();
-        assert_eq!(ensure(&conn).unwrap(), 1);
+        let alone: String = conn
+            .query_row(
+                "SELECT part FROM splits WHERE position_id = 1000",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(Part::parse(&alone), Some(META.part_of(&db::test_fen(500))));
         conn.execute("UPDATE positions SET game_id = 1 WHERE id = 1000", [])
             .unwrap();
-        let moved = ensure(&conn).unwrap();
-        assert_eq!(moved, usize::from(META.part_of(&db::test_fen(500)) != want));
         let got: String = conn
             .query_row(
                 "SELECT part FROM splits WHERE position_id = 1000",

@@ -85,7 +85,6 @@ pub fn read_db(
     labels: &LabelChoice,
 ) -> Result<Vec<Sample>> {
     labels.check(conn)?;
-    split::ensure(conn)?;
     let sql = labels.sql();
     // The part is the last parameter, after the labellers' names.
     let n = labels.params().len() + 1;
