@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Loading the Lichess evaluation database: `import` and `analyze --edges none` of N
-# distinct positions in its format (.jsonl.zst), beside DuckDB's plain load of the same
+# distinct positions in its format (.jsonl.zst), then the same in one pass (`import
+# --analyze`, into a second database), beside DuckDB's plain load of the same
 # file (`CREATE TABLE ... AS SELECT fen, cp, mate FROM read_json(...)`) timed in the same
 # run as the anchor. For each step: wall and CPU time, peak memory, positions per second
 # and bytes per position on disk (and where they go, table by table, from SQLite's
@@ -60,7 +61,7 @@ for n in "${sizes[@]}"; do
     echo
     echo "| step | wall | CPU | peak memory | positions/s | bytes/position | projected to 191M |"
     echo "| --- | --- | --- | --- | --- | --- | --- |"
-    rm -f "$dir"/duck.db "$dir"/cg.db*
+    rm -f "$dir"/duck.db "$dir"/cg.db* "$dir"/cg1.db*
     timed "$dir" duckdb python3 - "$data" "$dir/duck.db" <<'PY'
 import duckdb, sys
 con = duckdb.connect(sys.argv[2])
@@ -82,6 +83,10 @@ PY
     both=$(awk -v a="$import_wall" -v b="$wall" 'BEGIN { print a + b }')
     row "chessgraph: import + analyze" "$both" "$(awk -v a="$import_cpu" -v b="$cpu" 'BEGIN { print a + b }')" \
         "$(( import_peak > peak ? import_peak : peak ))" "$(stat -c %s "$dir/cg.db")" "$held"
+    rm -f "$dir"/cg1.db*
+    timed "$dir" import-analyze "$cg" --db "$dir/cg1.db" import --quiet --analyze "$data"
+    one_wall=$wall
+    row "chessgraph: import --analyze (one pass)" "$wall" "$cpu" "$peak" "$(stat -c %s "$dir/cg1.db")" "$held"
     python3 - "$dir/cg.db" <<'PY'
 import sqlite3, sys
 con = sqlite3.connect(sys.argv[1])
@@ -91,7 +96,8 @@ print("\nbytes per position by table and index (dbstat): " + ", ".join(
     f"{name} {size / n:.0f}" for name, size in rows if size / n >= 1))
 PY
     awk -v c="$import_wall" -v b="$both" -v d="$duck_wall" 'BEGIN {
-        printf "\nimport / DuckDB load: %.1f×; import + analyze / DuckDB load: %.1f×\n", c / d, b / d }'
+        printf "\nimport / DuckDB load: %.1f×; import + analyze / DuckDB load: %.1f×", c / d, b / d }'
+    awk -v o="$one_wall" -v d="$duck_wall" 'BEGIN { printf "; import --analyze / DuckDB load: %.1f×\n", o / d }'
 done
 echo
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

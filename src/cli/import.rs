@@ -32,6 +32,9 @@ pub struct Args {
     /// Append rows and find duplicates once at the end (CSV, EPD, Lichess): `auto` for a file of 8 MiB or more into a database holding fewer positions than its bytes / 16.
     #[arg(long, value_parser = super::one_of(&BulkMode::ALL, BulkMode::as_str), default_value = "auto")]
     bulk: BulkMode,
+    /// Compute the features of the new positions in the same pass (as `analyze --edges none` would afterwards).
+    #[arg(long)]
+    analyze: bool,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -69,6 +72,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         force: args.force,
         batch_size: args.batch_size,
         bulk: args.bulk,
+        analyze: args.analyze,
     };
     for file in readable {
         let progress = progress_bar(args.quiet, file);

@@ -206,47 +206,13 @@ fn write_chunk(conn: &mut Connection, rows: &[Analyzed]) -> Result<u64> {
     let tx = conn.transaction()?;
     let mut edges_written = 0u64;
     {
-        let mut feat = tx.prepare_cached(
-            "INSERT OR REPLACE INTO feature_rows (position_id, material, total_material, mobility_white, \
-             mobility_black, mobility, center_control, king_safety, connectivity, phase, in_check, \
-             hanging_white, hanging_black, threatened_white, threatened_black, king_attackers_white, \
-             king_attackers_black, doubled_pawns_white, doubled_pawns_black, isolated_pawns_white, \
-             isolated_pawns_black, passed_pawns_white, passed_pawns_black) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, \
-             ?21, ?22, ?23)",
-        )?;
         let many_sql = edge_insert_sql(EDGE_ROWS_PER_INSERT);
         let mut edge_many = tx.prepare_cached(&many_sql)?;
         let mut edge_one = tx.prepare_cached(&edge_insert_sql(1))?;
         // Edges of consecutive positions are batched across position boundaries.
         let mut pending: Vec<(i64, &Edge)> = Vec::with_capacity(EDGE_ROWS_PER_INSERT);
         for row in rows {
-            let f = &row.features;
-            feat.execute(params![
-                row.id,
-                f.material,
-                f.total_material,
-                f.mobility_white,
-                f.mobility_black,
-                f.mobility,
-                f.center_control,
-                f.king_safety,
-                f.connectivity,
-                f.phase,
-                f.in_check,
-                f.hanging_white,
-                f.hanging_black,
-                f.threatened_white,
-                f.threatened_black,
-                f.king_attackers_white,
-                f.king_attackers_black,
-                f.doubled_pawns_white,
-                f.doubled_pawns_black,
-                f.isolated_pawns_white,
-                f.isolated_pawns_black,
-                f.passed_pawns_white,
-                f.passed_pawns_black,
-            ])?;
+            write_features(&tx, row.id, &row.features)?;
             for edge in &row.edges {
                 pending.push((row.id, edge));
                 if pending.len() == EDGE_ROWS_PER_INSERT {
@@ -265,6 +231,46 @@ fn write_chunk(conn: &mut Connection, rows: &[Analyzed]) -> Result<u64> {
     }
     tx.commit()?;
     Ok(edges_written)
+}
+
+/// Stores (or replaces) the features of position `id`: the one writer of `feature_rows`,
+/// for `analyze` and for `import --analyze`.
+pub(crate) fn write_features(conn: &Connection, id: i64, f: &Features) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT OR REPLACE INTO feature_rows (position_id, material, total_material, mobility_white, \
+         mobility_black, mobility, center_control, king_safety, connectivity, phase, in_check, \
+         hanging_white, hanging_black, threatened_white, threatened_black, king_attackers_white, \
+         king_attackers_black, doubled_pawns_white, doubled_pawns_black, isolated_pawns_white, \
+         isolated_pawns_black, passed_pawns_white, passed_pawns_black) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, \
+         ?21, ?22, ?23)",
+    )?
+    .execute(params![
+        id,
+        f.material,
+        f.total_material,
+        f.mobility_white,
+        f.mobility_black,
+        f.mobility,
+        f.center_control,
+        f.king_safety,
+        f.connectivity,
+        f.phase,
+        f.in_check,
+        f.hanging_white,
+        f.hanging_black,
+        f.threatened_white,
+        f.threatened_black,
+        f.king_attackers_white,
+        f.king_attackers_black,
+        f.doubled_pawns_white,
+        f.doubled_pawns_black,
+        f.isolated_pawns_white,
+        f.isolated_pawns_black,
+        f.passed_pawns_white,
+        f.passed_pawns_black,
+    ])?;
+    Ok(())
 }
 
 fn edge_insert_sql(rows: usize) -> String {

@@ -116,3 +116,43 @@ cgtest!(killed_bulk_import_goes_on_where_it_stopped, |dir| {
     let ids = |d: &Dir| d.int("SELECT sum(id * line) FROM position_rows");
     assert_eq!(ids(&dir), ids(&reference));
 });
+
+/// Every features row, by FEN.
+fn features(dir: &Dir) -> Vec<String> {
+    let conn = dir.sql();
+    let mut stmt = conn
+        .prepare("SELECT p.fen, f.* FROM features f JOIN positions p ON p.id = f.position_id ORDER BY p.fen")
+        .unwrap();
+    let cols = stmt.column_count();
+    stmt.query_map([], |r| {
+        Ok((0..cols)
+            .filter(|&i| i != 1) // the id
+            .map(|i| format!("{:?}", r.get_ref(i).unwrap()))
+            .collect::<Vec<_>>()
+            .join("|"))
+    })
+    .unwrap()
+    .map(Result::unwrap)
+    .collect()
+}
+
+cgtest!(import_analyze_stores_the_features_analyze_computes, |dir| {
+    let csv = messy_csv(&dir);
+    let files = [fixture("lichess-evals.jsonl"), csv];
+    let reference = Dir::new();
+    for f in &files {
+        reference.ok(&["import", f]);
+    }
+    reference.ok(&["analyze", "--edges", "none", "-q"]);
+    let want = features(&reference);
+    assert!(want.len() > 2000, "{}", want.len());
+    for mode in ["always", "never"] {
+        let d = Dir::new();
+        for f in &files {
+            d.ok(&["import", "--analyze", "--bulk", mode, f]);
+        }
+        assert_eq!(features(&d), want, "--bulk {mode}");
+        let again = d.ok(&["analyze", "--edges", "none"]);
+        assert!(again.contains("nothing to analyze"), "{again}");
+    }
+});

@@ -138,14 +138,40 @@ pub(super) fn finish(
     summary: &mut ImportSummary,
 ) -> Result<()> {
     tx.execute_batch(KEY_INDEX)?;
-    // Keys held by more than one row, one of them new: a scan of the index in key order.
-    let keys: Vec<i64> = tx
-        .prepare(
-            "SELECT k FROM (SELECT board_key(board) AS k, count(*) AS n, max(id) AS top \
-             FROM position_rows GROUP BY board_key(board)) WHERE n > 1 AND top > ?1",
-        )?
-        .query_map([after], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+    // Keys held by more than one row, one of them new: one pass over the index in key
+    // order (a covering scan; grouping in SQL would read every row of the table too).
+    let mut keys: Vec<i64> = Vec::new();
+    {
+        let mut scan = tx.prepare(
+            "SELECT board_key(board), id FROM position_rows INDEXED BY position_rows_key \
+             ORDER BY board_key(board)",
+        )?;
+        let mut rows = scan.query([])?;
+        // The current key, how many rows hold it, and whether one of them is new.
+        let mut run: Option<(i64, u32, bool)> = None;
+        while let Some(r) = rows.next()? {
+            let (key, id): (i64, i64) = (r.get(0)?, r.get(1)?);
+            match &mut run {
+                Some((k, n, new)) if *k == key => {
+                    *n += 1;
+                    *new |= id > after;
+                }
+                _ => {
+                    if let Some((k, n, true)) = run
+                        && n > 1
+                    {
+                        keys.push(k);
+                    }
+                    run = Some((key, 1, id > after));
+                }
+            }
+        }
+        if let Some((k, n, true)) = run
+            && n > 1
+        {
+            keys.push(k);
+        }
+    }
     let mut rows =
         tx.prepare("SELECT id, board FROM position_rows WHERE board_key(board) = ?1 ORDER BY id")?;
     for key in keys {

@@ -90,7 +90,7 @@ impl<'c> GeneratedSource<'c> {
     pub fn write_game(&mut self, info: &GameInfo, rows: &[Row]) -> Result<()> {
         self.writer.game(info)?;
         for row in rows {
-            self.writer.row(row)?;
+            self.writer.row(row, None)?;
         }
         self.writer.commit_batch()
     }

@@ -23,6 +23,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::chess::fnv::Fnv1a64;
 use crate::data::{self, Format, Item, ReadOptions, Reject};
+use crate::graph::Features;
 use crate::{Error, Result};
 
 mod bulk;
@@ -47,6 +48,9 @@ pub struct ImportOptions {
     pub batch_size: usize,
     /// When to append rows and find duplicates at the end ([`BulkMode`]).
     pub bulk: BulkMode,
+    /// Compute and store the features of every new position in the same pass (what
+    /// `analyze --edges none` does afterwards).
+    pub analyze: bool,
 }
 
 impl Default for ImportOptions {
@@ -57,6 +61,7 @@ impl Default for ImportOptions {
             force: false,
             batch_size: 50_000,
             bulk: BulkMode::Auto,
+            analyze: false,
         }
     }
 }
@@ -245,11 +250,21 @@ pub fn import_file(
     // Parsing and validation run on a second thread, writing on this one: the two halves
     // cost about the same, so the pipeline nearly halves the wall time on two cores.
     std::thread::scope(|scope| -> Result<()> {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Item>>(8);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(Item, Option<Features>)>>(8);
+        let analyze = opts.analyze;
         let reader = scope.spawn(move || {
             let mut batch = Vec::with_capacity(PIPE_BATCH);
+            let mut edges = Vec::new();
             let read = data::read(format, input.reader, read_opts, &mut |item| {
-                batch.push(item);
+                // `--analyze`: the features are computed here, beside the parsing, and
+                // written with the row.
+                let features = match &item {
+                    Item::Row(row) if analyze => crate::chess::packed::unpack(&row.board)
+                        .ok()
+                        .map(|pos| crate::graph::analyze(&pos, &mut edges)),
+                    _ => None,
+                };
+                batch.push((item, features));
                 if batch.len() == PIPE_BATCH {
                     let full = std::mem::replace(&mut batch, Vec::with_capacity(PIPE_BATCH));
                     tx.send(full).map_err(|_| Error::WriterStopped)?;
@@ -263,7 +278,10 @@ pub fn import_file(
             }
             read
         });
-        let written = rx.iter().flatten().try_for_each(|item| writer.item(item));
+        let written = rx
+            .iter()
+            .flatten()
+            .try_for_each(|(item, features)| writer.item(item, features.as_ref()));
         // On a write error the receiver is dropped here, which stops the reader.
         drop(rx);
         let read = reader.join().expect("import reader thread panicked");

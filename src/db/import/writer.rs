@@ -8,6 +8,7 @@ use rusqlite::{OptionalExtension, Transaction, params};
 use super::{ImportSummary, SHOWN_REJECTS};
 use crate::Result;
 use crate::data::{GameInfo, Item, Label, Reject, Row};
+use crate::graph::Features;
 
 /// Test hook, the only one of the import: `CHESSGRAPH_TEST_PAUSE_AFTER_BATCH=N:PATH` makes
 /// the import, right after committing its Nth batch (counted from 1 in this run), create
@@ -97,10 +98,12 @@ impl<'c> Writer<'c> {
         self.bulk_skip.is_some_and(|skip| line <= skip)
     }
 
-    pub(super) fn item(&mut self, item: Item) -> Result<()> {
+    /// Writes one item; `features`, computed by the reader for `import --analyze`, are
+    /// stored with a new position.
+    pub(super) fn item(&mut self, item: Item, features: Option<&Features>) -> Result<()> {
         match item {
             Item::Game(info) => self.game(&info)?,
-            Item::Row(row) => self.row(&row)?,
+            Item::Row(row) => self.row(&row, features)?,
             Item::Reject(reject) => self.reject(reject)?,
         }
         if self.in_batch >= self.batch_size {
@@ -134,7 +137,7 @@ impl<'c> Writer<'c> {
         Ok(())
     }
 
-    pub(super) fn row(&mut self, row: &Row) -> Result<()> {
+    pub(super) fn row(&mut self, row: &Row, features: Option<&Features>) -> Result<()> {
         if self.skipped(row.line) {
             return Ok(());
         }
@@ -153,7 +156,7 @@ impl<'c> Writer<'c> {
         };
         if self.bulk_skip.is_some() {
             // Duplicates are found at the end, all at once.
-            return self.insert(row, eval_cp, mate, game_id);
+            return self.insert(row, eval_cp, mate, game_id, features);
         }
         // Already stored: by a killed earlier run of this very source (then it is ours),
         // or by another row or file (a duplicate). Keys that collide are told apart by
@@ -169,7 +172,7 @@ impl<'c> Writer<'c> {
             })
             .optional()?;
         let Some((id, ours)) = stored else {
-            return self.insert(row, eval_cp, mate, game_id);
+            return self.insert(row, eval_cp, mate, game_id, features);
         };
         if ours {
             self.summary.imported += 1;
@@ -211,6 +214,7 @@ impl<'c> Writer<'c> {
         eval_cp: Option<i32>,
         mate: Option<i32>,
         game_id: Option<i64>,
+        features: Option<&Features>,
     ) -> Result<()> {
         self.tx
             .prepare_cached(
@@ -233,6 +237,9 @@ impl<'c> Writer<'c> {
             ])?;
         self.summary.imported += 1;
         let id = self.tx.last_insert_rowid();
+        if let Some(f) = features {
+            crate::db::analyze::write_features(&self.tx, id, f)?;
+        }
         self.engine_label(row, id, eval_cp, mate)
     }
 
