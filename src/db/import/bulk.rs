@@ -53,6 +53,9 @@ impl BulkMode {
 /// The smallest file [`BulkMode::Auto`] imports in bulk.
 pub const AUTO_MIN_BYTES: u64 = 8 << 20;
 
+/// `PRAGMA cache_size` while the index is built (negative: KiB).
+const SORT_CACHE_KIB: i64 = -65_536;
+
 /// The index the bulk path drops and rebuilds, as in the migration.
 const KEY_INDEX: &str =
     "CREATE INDEX IF NOT EXISTS position_rows_key ON position_rows(board_key(board))";
@@ -137,7 +140,14 @@ pub(super) fn finish(
     after: i64,
     summary: &mut ImportSummary,
 ) -> Result<()> {
-    tx.execute_batch(KEY_INDEX)?;
+    // The index build sorts every key: SQLite's sorter holds up to a page cache's worth
+    // per thread in memory before it spills, so a smaller cache keeps the peak at the
+    // same height whatever the size of the database.
+    let cache: i64 = tx.query_row("PRAGMA cache_size", [], |r| r.get(0))?;
+    tx.pragma_update(None, "cache_size", SORT_CACHE_KIB)?;
+    let built = tx.execute_batch(KEY_INDEX);
+    tx.pragma_update(None, "cache_size", cache)?;
+    built?;
     // Keys held by more than one row, one of them new: one pass over the index in key
     // order (a covering scan; grouping in SQL would read every row of the table too).
     let mut keys: Vec<i64> = Vec::new();
