@@ -25,7 +25,7 @@ use crate::{Error, Result};
 /// When an import takes the bulk path.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub enum BulkMode {
-    /// For a file of at least [`AUTO_MIN_BYTES`] in a format without games, when the
+    /// For a file of at least 8 MiB in a format without games, when the
     /// database holds fewer positions than the file's bytes / 16 (a position takes at
     /// least ~16 bytes of input even compressed, so the file is the larger part).
     #[default]
