@@ -64,14 +64,14 @@ BEGIN
     DELETE FROM position_rows WHERE id = OLD.id;
 END;
 
--- Features: the two attack bitboards are computed from the board (`board_attacks`).
+-- Features: the two attack bitboards are computed from the board (`board_attacks`), and
+-- `mobility` from its two sides.
 CREATE TABLE feature_rows (
     position_id           INTEGER PRIMARY KEY REFERENCES position_rows(id),
     material              INTEGER NOT NULL,
     total_material        INTEGER NOT NULL,
     mobility_white        INTEGER NOT NULL,
     mobility_black        INTEGER NOT NULL,
-    mobility              INTEGER NOT NULL,
     center_control        INTEGER NOT NULL,
     king_safety           INTEGER NOT NULL,
     connectivity          INTEGER NOT NULL,
@@ -91,7 +91,7 @@ CREATE TABLE feature_rows (
     passed_pawns_black    INTEGER NOT NULL
 );
 INSERT INTO feature_rows
-SELECT position_id, material, total_material, mobility_white, mobility_black, mobility,
+SELECT position_id, material, total_material, mobility_white, mobility_black,
        center_control, king_safety, connectivity, phase, in_check, hanging_white,
        hanging_black, threatened_white, threatened_black, king_attackers_white,
        king_attackers_black, doubled_pawns_white, doubled_pawns_black, isolated_pawns_white,
@@ -100,7 +100,7 @@ FROM features ORDER BY position_id;
 DROP TABLE features;
 CREATE VIEW features AS
 SELECT f.position_id, f.material, f.total_material, f.mobility_white, f.mobility_black,
-       f.mobility, f.center_control, f.king_safety, f.connectivity, f.phase,
+       f.mobility_white - f.mobility_black AS mobility, f.center_control, f.king_safety, f.connectivity, f.phase,
        board_attacks(p.board, 'white') AS white_attacks,
        board_attacks(p.board, 'black') AS black_attacks,
        f.in_check, f.hanging_white, f.hanging_black, f.threatened_white, f.threatened_black,

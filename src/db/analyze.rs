@@ -238,12 +238,12 @@ fn write_chunk(conn: &mut Connection, rows: &[Analyzed]) -> Result<u64> {
 pub(crate) fn write_features(conn: &Connection, id: i64, f: &Features) -> Result<()> {
     conn.prepare_cached(
         "INSERT OR REPLACE INTO feature_rows (position_id, material, total_material, mobility_white, \
-         mobility_black, mobility, center_control, king_safety, connectivity, phase, in_check, \
+         mobility_black, center_control, king_safety, connectivity, phase, in_check, \
          hanging_white, hanging_black, threatened_white, threatened_black, king_attackers_white, \
          king_attackers_black, doubled_pawns_white, doubled_pawns_black, isolated_pawns_white, \
          isolated_pawns_black, passed_pawns_white, passed_pawns_black) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, \
-         ?21, ?22, ?23)",
+         ?21, ?22)",
     )?
     .execute(params![
         id,
@@ -251,7 +251,6 @@ pub(crate) fn write_features(conn: &Connection, id: i64, f: &Features) -> Result
         f.total_material,
         f.mobility_white,
         f.mobility_black,
-        f.mobility,
         f.center_control,
         f.king_safety,
         f.connectivity,

@@ -65,7 +65,11 @@ fn stored(view: &str) -> Option<(&'static str, &'static [(&'static str, &'static
         "positions" => Some(("position_rows", &[("fen", "TEXT"), ("fen_input", "TEXT")])),
         "features" => Some((
             "feature_rows",
-            &[("white_attacks", "INTEGER"), ("black_attacks", "INTEGER")],
+            &[
+                ("mobility", "INTEGER"),
+                ("white_attacks", "INTEGER"),
+                ("black_attacks", "INTEGER"),
+            ],
         )),
         "labels" => Some((
             "label_rows",

@@ -6,7 +6,7 @@
 //!   cannot have are dropped, as on import); an unparsable FEN is an error naming it.
 //! - `board_fen(bytes)`: the normalized 4-field FEN (`positions.fen`'s form) of packed
 //!   bytes; bytes that no packing wrote are an error.
-//! - `board_key(bytes)`: the 64-bit key of packed bytes ([`crate::chess::packed::key`]),
+//! - `board_key(bytes)`: the 47-bit key of packed bytes ([`crate::chess::packed::key`]),
 //!   what the index of `position_rows` is built on: `WHERE board_key(board) =
 //!   board_key(pack_fen(?)) AND board = pack_fen(?)` finds a position by FEN through it.
 //! - `board_attacks(bytes, color)`: the squares `color` (`'white'` or `'black'`) attacks,

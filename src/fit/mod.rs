@@ -143,18 +143,14 @@ impl Selection {
 
 /// The `features` columns usable as regressors: numeric, not the key, not a bitboard.
 pub fn feature_columns(conn: &Connection) -> Result<Vec<String>> {
-    let mut stmt = conn.prepare("SELECT name, type FROM pragma_table_info('features')")?;
-    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
-    let mut names = Vec::new();
-    for row in rows {
-        let (name, ty) = row?;
-        let ty = ty.to_ascii_uppercase();
-        let numeric = ty.contains("INT") || ty.contains("REAL") || ty.contains("NUM");
-        if numeric && name != "position_id" && !BITBOARD_COLUMNS.contains(&name.as_str()) {
-            names.push(name);
-        }
-    }
-    Ok(names)
+    use crate::db::export::ColumnType;
+    // The view's columns with their types (computed ones included).
+    Ok(crate::db::export::columns(conn, "features")?
+        .into_iter()
+        .filter(|c| matches!(c.kind, ColumnType::Integer | ColumnType::Real))
+        .map(|c| c.name)
+        .filter(|name| name != "position_id" && !BITBOARD_COLUMNS.contains(&name.as_str()))
+        .collect())
 }
 
 /// Checks that every name is a usable `features` column, and none is repeated.
