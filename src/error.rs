@@ -152,18 +152,6 @@ pub enum Error {
     /// An input path that is a directory.
     #[error("{0}: is a directory")]
     InputIsDirectory(PathBuf),
-    /// Another file's bulk import was interrupted: its rows are not checked for
-    /// duplicates yet, and the position index is missing until it finishes.
-    #[error(
-        "the import of {path} (source {source_id}) was interrupted before it finished: \
-         import that file again first (it goes on where it stopped)"
-    )]
-    UnfinishedBulkImport {
-        /// The interrupted file.
-        path: String,
-        /// Its `sources.id`.
-        source_id: i64,
-    },
     /// The import's writer thread stopped (its own error is the one reported).
     #[error("import writer stopped")]
     WriterStopped,
@@ -234,7 +222,6 @@ impl Error {
                 | Error::EvaluatorExists(_)
                 | Error::UnknownFormat(_)
                 | Error::InputIsDirectory(_)
-                | Error::UnfinishedBulkImport { .. }
                 | Error::NotABook { .. }
         )
     }

@@ -11,8 +11,9 @@
 //! A killed bulk import leaves its source marked (`sources.bulk_after_id`, `bulk_line`):
 //! every batch commits its rows with the last input line they reach, so the next run of
 //! the same file skips the lines committed and goes on; the duplicate search and the index
-//! are one final transaction. Until then other imports are refused, since the index is
-//! missing and the new rows are not checked yet.
+//! are one final transaction. An import of another file first finishes that search for
+//! the rows committed (the interrupted source then resumes like a killed row-by-row one);
+//! other commands see its rows unchecked until then.
 
 use std::path::Path;
 
@@ -84,22 +85,44 @@ pub(super) fn wanted(
     }
 }
 
-/// Refuses to start another import while a bulk import (of a source other than
-/// `resuming`) is unfinished.
-pub(super) fn refuse_if_pending(conn: &Connection, resuming: Option<i64>) -> Result<()> {
-    let pending: Option<(i64, String)> = conn
-        .query_row(
-            "SELECT id, path FROM sources WHERE bulk_after_id IS NOT NULL ORDER BY id LIMIT 1",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?;
-    match pending {
-        Some((source_id, path)) if Some(source_id) != resuming => {
-            Err(Error::UnfinishedBulkImport { path, source_id })
+/// Finishes every interrupted bulk import but the one of `resuming`, before another
+/// import: its committed rows are checked for duplicates and the index is rebuilt, so the
+/// new import finds them. The source stays unfinished, an ordinary killed import: run
+/// again, its file is read from the start and its own rows are recognised.
+pub(super) fn settle_others(conn: &mut Connection, resuming: Option<i64>) -> Result<()> {
+    let pending: Vec<(i64, i64, u64, u64)> = conn
+        .prepare(
+            "SELECT id, bulk_after_id, rows_imported, rows_duplicate FROM sources \
+             WHERE bulk_after_id IS NOT NULL ORDER BY id",
+        )?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    for (source_id, after, imported, duplicates) in pending {
+        if Some(source_id) == resuming {
+            continue;
         }
-        _ => Ok(()),
+        sort_in_files(conn)?;
+        let tx = conn.transaction()?;
+        let mut summary = ImportSummary {
+            imported,
+            duplicates,
+            ..ImportSummary::default()
+        };
+        finish(&tx, source_id, after, &mut summary)?;
+        tx.execute(
+            "UPDATE sources SET rows_imported = ?2, rows_duplicate = ?3 WHERE id = ?1",
+            params![source_id, summary.imported, summary.duplicates],
+        )?;
+        tx.commit()?;
     }
+    Ok(())
+}
+
+/// Lets the index build's sort spill to temporary files instead of memory (outside a
+/// transaction: SQLite refuses the change inside one).
+pub(super) fn sort_in_files(conn: &Connection) -> Result<()> {
+    conn.pragma_update(None, "temp_store", "FILE")?;
+    Ok(())
 }
 
 /// The unfinished bulk import of `source_id`: the last id before its rows and the last

@@ -186,7 +186,7 @@ pub fn import_file(
             return Ok(summary);
         }
         Some((id, None)) => {
-            bulk::refuse_if_pending(conn, Some(id))?;
+            bulk::settle_others(conn, Some(id))?;
             summary.resumed = true;
             bulk_state = bulk::pending(conn, id)?;
             if bulk_state.is_some() {
@@ -217,7 +217,7 @@ pub fn import_file(
             id
         }
         _ => {
-            bulk::refuse_if_pending(conn, None)?;
+            bulk::settle_others(conn, None)?;
             conn.execute(
                 "INSERT INTO sources (path, format, compression, fingerprint, pov, started_at) \
                  VALUES (?1, ?2, ?3, ?4, ?5, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
@@ -238,8 +238,7 @@ pub fn import_file(
     };
     summary.source_id = source_id;
     if bulk_state.is_some() {
-        // The final index build sorts every key: in temporary files, not in memory.
-        conn.pragma_update(None, "temp_store", "FILE")?;
+        bulk::sort_in_files(conn)?;
     }
 
     let mut writer = Writer::new(conn.transaction()?, source_id, opts.batch_size, summary);
