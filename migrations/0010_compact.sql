@@ -146,14 +146,11 @@ ALTER TABLE sources ADD COLUMN bulk_line INTEGER;
 
 -- Splits: a position's part is a pure function of its split key and `split_meta`
 -- (src/db/split.rs), computed by the view: nothing to store, never stale. The key is the
--- position's game (`game:LINE|WHITE|BLACK|EVENT|DATE|START_FEN`) when it has one, else its
--- normalized FEN.
+-- position's game (`game_key`) when it has one, else its normalized FEN.
 DROP TABLE splits;
 CREATE VIEW splits AS
 SELECT p.id AS position_id,
        split_part(CASE WHEN g.id IS NULL THEN board_fen(p.board)
-                       ELSE 'game:' || g.line || '|' || coalesce(g.white, '') || '|'
-                            || coalesce(g.black, '') || '|' || coalesce(g.event, '') || '|'
-                            || coalesce(g.date, '') || '|' || coalesce(g.start_fen, '') END,
+                       ELSE game_key(g.line, g.white, g.black, g.event, g.date, g.start_fen) END,
                   m.seed, m.train_pct, m.valid_pct) AS part
 FROM position_rows p LEFT JOIN games g ON g.id = p.game_id JOIN split_meta m ON m.id = 1;

@@ -123,9 +123,17 @@ def split_part(key, seed, train_pct, valid_pct):
     return "valid" if bucket < train_pct + valid_pct else "test"
 
 
+def game_key(line, white, black, event, date, start_fen):
+    """The split key of a game (src/db/split.rs)."""
+    parts = [white, black, event, date, start_fen]
+    return f"game:{line}|" + "|".join("" if p is None else p for p in parts)
+
+
 def register(conn):
-    """Adds board_fen(bytes), board_attacks(bytes, color) and split_part(key, seed,
-    train_pct, valid_pct) to a sqlite3 connection."""
+    """Adds board_fen(bytes), board_attacks(bytes, color), split_part(key, seed,
+    train_pct, valid_pct) and game_key(line, white, black, event, date, start_fen) to a
+    sqlite3 connection: what the views need."""
     conn.create_function("board_fen", 1, board_fen, deterministic=True)
     conn.create_function("board_attacks", 2, board_attacks, deterministic=True)
     conn.create_function("split_part", 4, split_part, deterministic=True)
+    conn.create_function("game_key", 6, game_key, deterministic=True)

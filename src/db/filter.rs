@@ -60,6 +60,7 @@ pub const SAFE_FUNCTIONS: &[&str] = &[
     "board_attacks",
     "pack_fen",
     "split_part",
+    "game_key",
     // scalar
     "abs",
     "coalesce",

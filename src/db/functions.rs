@@ -11,6 +11,8 @@
 //!   board_key(pack_fen(?)) AND board = pack_fen(?)` finds a position by FEN through it.
 //! - `board_attacks(bytes, color)`: the squares `color` (`'white'` or `'black'`) attacks,
 //!   as a bitboard (a1 = bit 0), the `features.white_attacks` / `black_attacks` columns.
+//! - `split_part(key, seed, train_pct, valid_pct)` and `game_key(line, white, black, event,
+//!   date, start_fen)`: the split's definition ([`crate::db::split`]), for the `splits` view.
 //!
 //! Both are deterministic, so they may be used in indexes, views and generated columns;
 //! NULL gives NULL.
@@ -21,6 +23,7 @@ use rusqlite::{Connection, Error as SqlError};
 
 use crate::chess::fen::{Leniency, normalized_fen, parse};
 use crate::chess::packed::{key, pack, unpack};
+use crate::db::split::{SplitMeta, game_key};
 
 fn user_error(message: String) -> SqlError {
     SqlError::UserFunctionError(message.into())
@@ -40,16 +43,11 @@ fn pack_fen(ctx: &Context<'_>) -> rusqlite::Result<Value> {
 }
 
 fn board_fen(ctx: &Context<'_>) -> rusqlite::Result<Value> {
-    match ctx.get_raw(0) {
-        ValueRef::Null => Ok(Value::Null),
-        ValueRef::Blob(bytes) => {
-            let pos = unpack(bytes).map_err(|e| user_error(format!("board_fen: {e}")))?;
-            Ok(Value::Text(normalized_fen(&pos)))
-        }
-        _ => Err(user_error(
-            "board_fen: expected packed bytes (a blob)".into(),
-        )),
-    }
+    let Some(bytes) = packed_arg(ctx, 0, "board_fen")? else {
+        return Ok(Value::Null);
+    };
+    let pos = unpack(bytes).map_err(|e| user_error(format!("board_fen: {e}")))?;
+    Ok(Value::Text(normalized_fen(&pos)))
 }
 
 /// The packed bytes of argument `i`, or `None` for NULL.
@@ -89,6 +87,41 @@ fn board_attacks(ctx: &Context<'_>) -> rusqlite::Result<Value> {
     Ok(Value::Integer(u64::from(attacked) as i64))
 }
 
+/// `split_part(key, seed, train_pct, valid_pct)`: the part (`'train'`, `'valid'`,
+/// `'test'`) of split `key` ([`SplitMeta::part_of`]); NULL gives NULL.
+fn split_part(ctx: &Context<'_>) -> rusqlite::Result<Option<&'static str>> {
+    let Some(key) = ctx.get::<Option<String>>(0)? else {
+        return Ok(None);
+    };
+    let pct = |i: usize| -> rusqlite::Result<u32> {
+        u32::try_from(ctx.get::<i64>(i)?)
+            .map_err(|_| user_error("split_part: a negative percentage".into()))
+    };
+    let meta = SplitMeta {
+        seed: ctx.get(1)?,
+        train_pct: pct(2)?,
+        valid_pct: pct(3)?,
+        test_pct: 0,
+    };
+    Ok(Some(meta.part_of(&key).as_str()))
+}
+
+/// `game_key(line, white, black, event, date, start_fen)`: the split key of a game
+/// ([`game_key`]).
+fn sql_game_key(ctx: &Context<'_>) -> rusqlite::Result<String> {
+    let text = |i: usize| ctx.get::<Option<String>>(i);
+    let (white, black, event) = (text(1)?, text(2)?, text(3)?);
+    let (date, start_fen) = (text(4)?, text(5)?);
+    Ok(game_key(
+        ctx.get(0)?,
+        white.as_deref(),
+        black.as_deref(),
+        event.as_deref(),
+        date.as_deref(),
+        start_fen.as_deref(),
+    ))
+}
+
 /// Registers the functions on `conn`.
 pub fn register(conn: &Connection) -> rusqlite::Result<()> {
     let flags = FunctionFlags::SQLITE_UTF8
@@ -98,7 +131,8 @@ pub fn register(conn: &Connection) -> rusqlite::Result<()> {
     conn.create_scalar_function("board_fen", 1, flags, board_fen)?;
     conn.create_scalar_function("board_key", 1, flags, board_key)?;
     conn.create_scalar_function("board_attacks", 2, flags, board_attacks)?;
-    super::split::register(conn)?;
+    conn.create_scalar_function("split_part", 4, flags, split_part)?;
+    conn.create_scalar_function("game_key", 6, flags, sql_game_key)?;
     Ok(())
 }
 

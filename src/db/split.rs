@@ -1,12 +1,11 @@
 //! The train/valid/test split's definition: a position's part is a pure function of its
 //! split key (its game's tags when it came from a PGN game, else its normalized FEN) and
 //! the seed and proportions in `split_meta`. The `splits` view computes it with the SQL
-//! function `split_part` registered here; the learning tools read it through the view (their
-//! module, `fit::split`, explains why games are kept together).
+//! functions `game_key` and `split_part` (registered in `functions.rs`); the learning
+//! tools read it through the view (their module, `fit::split`, explains why games are
+//! kept together).
 
 use rusqlite::Connection;
-use rusqlite::functions::{Context, FunctionFlags};
-use rusqlite::types::ValueRef;
 
 use crate::chess::fnv::Fnv1a64;
 use crate::chess::rng::mix64;
@@ -127,39 +126,4 @@ pub fn game_key(
         date.unwrap_or(""),
         start_fen.unwrap_or("")
     )
-}
-
-/// `split_part(key, seed, train_pct, valid_pct)`: the part (`'train'`, `'valid'`,
-/// `'test'`) of the position with split `key` ([`SplitMeta::part_of`]); NULL gives NULL.
-fn split_part(ctx: &Context<'_>) -> rusqlite::Result<Option<&'static str>> {
-    let key = match ctx.get_raw(0) {
-        ValueRef::Null => return Ok(None),
-        ValueRef::Text(t) => std::str::from_utf8(t)
-            .map_err(|e| rusqlite::Error::UserFunctionError(e.to_string().into()))?,
-        _ => {
-            return Err(rusqlite::Error::UserFunctionError(
-                "split_part: the key is a text".into(),
-            ));
-        }
-    };
-    let pct = |i: usize| -> rusqlite::Result<u32> {
-        u32::try_from(ctx.get::<i64>(i)?).map_err(|_| {
-            rusqlite::Error::UserFunctionError("split_part: a negative percentage".into())
-        })
-    };
-    let meta = SplitMeta {
-        seed: ctx.get(1)?,
-        train_pct: pct(2)?,
-        valid_pct: pct(3)?,
-        test_pct: 0,
-    };
-    Ok(Some(meta.part_of(key).as_str()))
-}
-
-/// Registers `split_part` on `conn`.
-pub fn register(conn: &Connection) -> rusqlite::Result<()> {
-    let flags = FunctionFlags::SQLITE_UTF8
-        | FunctionFlags::SQLITE_DETERMINISTIC
-        | FunctionFlags::SQLITE_INNOCUOUS;
-    conn.create_scalar_function("split_part", 4, flags, split_part)
 }

@@ -8,7 +8,6 @@ const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 /// The rows a user reads, by FEN (the bulk path leaves the ids of duplicates unused).
 fn content(dir: &Dir) -> Vec<String> {
-    let conn = dir.sql();
     let mut out = Vec::new();
     for sql in [
         "SELECT fen, fen_input, eval_cp, mate, source_id, line, game_id, ply, result, best_move, \
@@ -20,17 +19,7 @@ fn content(dir: &Dir) -> Vec<String> {
          bulk_after_id FROM sources ORDER BY id",
         "SELECT p.fen, s.part FROM splits s JOIN positions p ON p.id = s.position_id ORDER BY p.fen",
     ] {
-        let mut stmt = conn.prepare(sql).unwrap();
-        let cols = stmt.column_count();
-        let rows = stmt
-            .query_map([], |r| {
-                let vals: Vec<String> = (0..cols)
-                    .map(|i| format!("{:?}", r.get_ref(i).unwrap()))
-                    .collect();
-                Ok(vals.join("|"))
-            })
-            .unwrap();
-        out.extend(rows.map(Result::unwrap));
+        out.extend(dir.rows(sql));
     }
     out
 }

@@ -412,24 +412,13 @@ cgtest!(unwritable_database_fails, |dir| {
 
 /// Positions, games, rejects and source counters: what "the same DB" means here.
 fn dump(dir: &Dir) -> Vec<String> {
-    let conn = dir.sql();
     let mut out = Vec::new();
     for sql in [
         "SELECT id, fen, fen_input, eval_cp, mate, source_id, line, game_id, ply, result FROM positions ORDER BY id",
         "SELECT source_id, line, text, reason FROM import_errors ORDER BY source_id, line",
         "SELECT id, rows_read, rows_imported, rows_duplicate, rows_rejected, finished_at IS NOT NULL FROM sources ORDER BY id",
     ] {
-        let mut stmt = conn.prepare(sql).unwrap();
-        let cols = stmt.column_count();
-        let rows = stmt
-            .query_map([], |r| {
-                let vals: Vec<String> = (0..cols)
-                    .map(|i| format!("{:?}", r.get_ref(i).unwrap()))
-                    .collect();
-                Ok(vals.join("|"))
-            })
-            .unwrap();
-        out.extend(rows.map(Result::unwrap));
+        out.extend(dir.rows(sql));
     }
     out
 }

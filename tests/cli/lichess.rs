@@ -58,7 +58,6 @@ fn expected_reason(kind: &str) -> &'static str {
 
 /// Every stored row that an import decides (positions, labels, rejects, counters).
 fn dump(dir: &Dir) -> Vec<String> {
-    let conn = dir.sql();
     let mut out = Vec::new();
     for sql in [
         "SELECT id, fen, fen_input, eval_cp, mate, source_id, line FROM positions ORDER BY id",
@@ -66,17 +65,7 @@ fn dump(dir: &Dir) -> Vec<String> {
         "SELECT source_id, line, text, reason FROM import_errors ORDER BY source_id, line",
         "SELECT id, format, rows_read, rows_imported, rows_duplicate, rows_rejected, finished_at IS NOT NULL FROM sources ORDER BY id",
     ] {
-        let mut stmt = conn.prepare(sql).unwrap();
-        let cols = stmt.column_count();
-        let rows = stmt
-            .query_map([], |r| {
-                let vals: Vec<String> = (0..cols)
-                    .map(|i| format!("{:?}", r.get_ref(i).unwrap()))
-                    .collect();
-                Ok(vals.join("|"))
-            })
-            .unwrap();
-        out.extend(rows.map(Result::unwrap));
+        out.extend(dir.rows(sql));
     }
     out
 }

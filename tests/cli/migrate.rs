@@ -3,10 +3,8 @@
 //! `scripts/fixtures/schema-v9-db.sh`): the first command that opens it migrates it, and
 //! every table reads back row for row as before, through the views where the rows moved.
 
-use rusqlite::types::Value;
-
 use crate::cgtest;
-use crate::util::fixture;
+use crate::util::{fixture, rows};
 
 /// Every row of the tables a user reads, in key order, as text.
 fn dump(conn: &rusqlite::Connection) -> Vec<(String, Vec<String>)> {
@@ -29,20 +27,7 @@ fn dump(conn: &rusqlite::Connection) -> Vec<(String, Vec<String>)> {
     ]
     .iter()
     .map(|(table, order)| {
-        let mut stmt = conn
-            .prepare(&format!("SELECT * FROM {table} ORDER BY {order}"))
-            .unwrap();
-        let n = stmt.column_count();
-        let rows = stmt
-            .query_map([], |r| {
-                (0..n)
-                    .map(|i| r.get::<_, Value>(i).map(|v| format!("{v:?}")))
-                    .collect::<rusqlite::Result<Vec<_>>>()
-                    .map(|cells| cells.join("|"))
-            })
-            .unwrap()
-            .collect::<rusqlite::Result<Vec<String>>>()
-            .unwrap();
+        let rows = rows(conn, &format!("SELECT * FROM {table} ORDER BY {order}"));
         (table.to_string(), rows)
     })
     .collect()

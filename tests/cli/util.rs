@@ -120,12 +120,35 @@ impl Dir {
         conn
     }
 
+    /// Every row of an SQL query, as [`rows`] writes them.
+    pub fn rows(&self, query: &str) -> Vec<String> {
+        rows(&self.sql(), query)
+    }
+
     /// One integer from an SQL query.
     pub fn int(&self, query: &str) -> i64 {
         self.sql()
             .query_row(query, [], |r| r.get(0))
             .unwrap_or_else(|e| panic!("{query}: {e}"))
     }
+}
+
+/// Every row of an SQL query on `conn`, each as its values' debug forms joined by `|`:
+/// what "the same rows" means when two databases are compared.
+pub fn rows(conn: &rusqlite::Connection, query: &str) -> Vec<String> {
+    let mut stmt = conn
+        .prepare(query)
+        .unwrap_or_else(|e| panic!("{query}: {e}"));
+    let cols = stmt.column_count();
+    stmt.query_map([], |r| {
+        Ok((0..cols)
+            .map(|i| format!("{:?}", r.get_ref(i).unwrap()))
+            .collect::<Vec<_>>()
+            .join("|"))
+    })
+    .unwrap()
+    .map(Result::unwrap)
+    .collect()
 }
 
 /// Path of a committed fixture under `tests/fixtures/`, as a string for command lines.

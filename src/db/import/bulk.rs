@@ -20,6 +20,7 @@ use std::path::Path;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 use super::ImportSummary;
+use super::writer::{Lent, lend};
 use crate::data::Format;
 use crate::{Error, Result};
 
@@ -78,8 +79,12 @@ pub(super) fn wanted(
             let bytes = std::fs::metadata(path)
                 .map_err(|e| Error::io(path, e))?
                 .len();
+            // The largest id bounds the positions stored, and costs one index descent
+            // where counting them reads a whole index.
             let stored: u64 =
-                conn.query_row("SELECT count(*) FROM position_rows", [], |r| r.get(0))?;
+                conn.query_row("SELECT coalesce(max(id), 0) FROM position_rows", [], |r| {
+                    r.get(0)
+                })?;
             Ok(bytes >= AUTO_MIN_BYTES && stored < bytes / 16)
         }
     }
@@ -233,19 +238,20 @@ pub(super) fn finish(
 /// Folds the row `dup` into the row `first` of the same position, as a row-by-row import
 /// does with a duplicate: a game result, best and next moves and labels `first` lacks.
 fn merge(tx: &Transaction<'_>, first: i64, dup: i64) -> Result<()> {
-    tx.prepare_cached(
-        "UPDATE position_rows SET result = d.result, game_id = d.game_id, ply = d.ply \
-         FROM (SELECT result, game_id, ply FROM position_rows WHERE id = ?2) AS d \
-         WHERE position_rows.id = ?1 AND position_rows.result IS NULL AND d.result IS NOT NULL",
-    )?
-    .execute(params![first, dup])?;
-    tx.prepare_cached(
-        "UPDATE position_rows SET best_move = coalesce(position_rows.best_move, d.best_move), \
-         next_move = coalesce(position_rows.next_move, d.next_move) \
-         FROM (SELECT best_move, next_move FROM position_rows WHERE id = ?2) AS d \
-         WHERE position_rows.id = ?1",
-    )?
-    .execute(params![first, dup])?;
+    let lent = tx
+        .prepare_cached(
+            "SELECT result, game_id, ply, best_move, next_move FROM position_rows WHERE id = ?1",
+        )?
+        .query_row([dup], |r| {
+            Ok(Lent {
+                result: r.get(0)?,
+                game_id: r.get(1)?,
+                ply: r.get(2)?,
+                best_move: r.get(3)?,
+                next_move: r.get(4)?,
+            })
+        })?;
+    lend(tx, first, &lent)?;
     // `labeller_id IN (...)` lets SQLite use the key (labeller, position) for each one.
     tx.prepare_cached(
         "UPDATE OR IGNORE label_rows SET position_id = ?1 \

@@ -172,17 +172,9 @@ pub fn import_file(
     let mut bulk_state: Option<(i64, u64)> = None;
     let source_id = match previous {
         Some((id, Some(_))) if !opts.force => {
-            let (read, imported, dup, rejected) = conn.query_row(
-                "SELECT rows_read, rows_imported, rows_duplicate, rows_rejected FROM sources WHERE id = ?1",
-                [id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-            )?;
+            stored_counts(conn, id, &mut summary)?;
             summary.source_id = id;
             summary.already_imported = true;
-            summary.rows_read = read;
-            summary.imported = imported;
-            summary.duplicates = dup;
-            summary.rejected = rejected;
             return Ok(summary);
         }
         Some((id, None)) => {
@@ -191,13 +183,7 @@ pub fn import_file(
             bulk_state = bulk::pending(conn, id)?;
             if bulk_state.is_some() {
                 // A bulk run goes on after the lines it committed, with their counts.
-                let (read, imported, dup, rejected) = conn.query_row(
-                    "SELECT rows_read, rows_imported, rows_duplicate, rows_rejected FROM sources WHERE id = ?1",
-                    [id],
-                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-                )?;
-                (summary.rows_read, summary.imported) = (read, imported);
-                (summary.duplicates, summary.rejected) = (dup, rejected);
+                stored_counts(conn, id, &mut summary)?;
                 conn.execute(
                     "UPDATE sources SET fingerprint = ?2 WHERE id = ?1",
                     params![id, fingerprint],
@@ -314,6 +300,21 @@ pub fn import_file(
     let mut summary = writer.summary;
     summary.seconds = started.elapsed().as_secs_f64();
     Ok(summary)
+}
+
+/// Copies the counters stored for source `id` into `summary`.
+fn stored_counts(conn: &Connection, id: i64, summary: &mut ImportSummary) -> Result<()> {
+    (
+        summary.rows_read,
+        summary.imported,
+        summary.duplicates,
+        summary.rejected,
+    ) = conn.query_row(
+        "SELECT rows_read, rows_imported, rows_duplicate, rows_rejected FROM sources WHERE id = ?1",
+        [id],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    )?;
+    Ok(())
 }
 
 /// The start positions of every stored game (normalized FENs; the start position itself

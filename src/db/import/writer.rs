@@ -57,7 +57,7 @@ pub(super) struct Writer<'c> {
     batches: u64,
     /// `labellers.id` of the engine labels met so far.
     labellers: HashMap<&'static str, i64>,
-    /// Set on the bulk path ([`super::bulk`]): rows are appended without a lookup, and
+    /// Set on the bulk path (`bulk.rs`): rows are appended without a lookup, and
     /// the input lines up to this one were committed by an earlier run and are skipped.
     bulk_skip: Option<u64>,
     /// The last input line of a row or reject written.
@@ -178,31 +178,17 @@ impl<'c> Writer<'c> {
             self.summary.imported += 1;
         } else {
             self.summary.duplicates += 1;
-            if row.result.is_some() {
-                // The position came first from a file without games (e.g. the CSV); keep
-                // the game result this row knows instead of losing it.
-                self.tx
-                    .prepare_cached(
-                        "UPDATE position_rows SET result = ?2, game_id = ?3, ply = ?4 \
-                         WHERE id = ?1 AND result IS NULL",
-                    )?
-                    .execute(params![
-                        id,
-                        row.result.map(|r| r.as_str()),
-                        game_id,
-                        row.ply
-                    ])?;
-            }
-            if row.best_move.is_some() || row.next_move.is_some() {
-                // Moves the first row of the position did not know are kept too.
-                self.tx
-                    .prepare_cached(
-                        "UPDATE position_rows SET best_move = coalesce(best_move, ?2), \
-                         next_move = coalesce(next_move, ?3) WHERE id = ?1 \
-                         AND (best_move IS NULL OR next_move IS NULL)",
-                    )?
-                    .execute(params![id, row.best_move, row.next_move])?;
-            }
+            lend(
+                &self.tx,
+                id,
+                &Lent {
+                    result: row.result.map(|r| r.as_str().to_owned()),
+                    game_id,
+                    ply: row.ply.map(i64::from),
+                    best_move: row.best_move.clone(),
+                    next_move: row.next_move.clone(),
+                },
+            )?;
         }
         self.engine_label(row, id, eval_cp, mate)
     }
@@ -334,4 +320,42 @@ impl<'c> Writer<'c> {
         pause_if_asked(self.batches);
         Ok(())
     }
+}
+
+/// What a later row of a stored position brings that its first row may lack.
+#[derive(Debug, Default)]
+pub(super) struct Lent {
+    /// The game result, with the game and ply it comes from.
+    pub result: Option<String>,
+    /// The game.
+    pub game_id: Option<i64>,
+    /// Plies from the game's start.
+    pub ply: Option<i64>,
+    /// The input's best move.
+    pub best_move: Option<String>,
+    /// The move played next in the game.
+    pub next_move: Option<String>,
+}
+
+/// The one rule for a duplicate, on both import paths: the first row of the position
+/// (`first`) keeps everything it has and takes from the duplicate a game result (with its
+/// game and ply) when it has none — it came first from a file without games, e.g. the CSV
+/// — and the best and next moves it lacks.
+pub(super) fn lend(tx: &Transaction<'_>, first: i64, lent: &Lent) -> Result<()> {
+    if lent.result.is_some() {
+        tx.prepare_cached(
+            "UPDATE position_rows SET result = ?2, game_id = ?3, ply = ?4 \
+             WHERE id = ?1 AND result IS NULL",
+        )?
+        .execute(params![first, lent.result, lent.game_id, lent.ply])?;
+    }
+    if lent.best_move.is_some() || lent.next_move.is_some() {
+        tx.prepare_cached(
+            "UPDATE position_rows SET best_move = coalesce(best_move, ?2), \
+             next_move = coalesce(next_move, ?3) WHERE id = ?1 \
+             AND (best_move IS NULL OR next_move IS NULL)",
+        )?
+        .execute(params![first, lent.best_move, lent.next_move])?;
+    }
+    Ok(())
 }
