@@ -32,9 +32,8 @@ pub struct Args {
     /// Start positions: a file of FENs, EPD lines or FEN,eval CSV rows [default: 1,093 balanced positions from the shared sample's games, assets/openings/balanced.epd].
     #[arg(long, value_name = "FILE")]
     openings: Option<PathBuf>,
-    /// Adjudicate a draw when a game reaches this many moves (of each side) from its opening.
-    #[arg(long, default_value_t = 200, value_name = "N")]
-    max_moves: u32,
+    #[command(flatten)]
+    adjudication: super::AdjudicationArgs,
     /// Write the games to this PGN file.
     #[arg(long, value_name = "FILE")]
     pgn: Option<PathBuf>,
@@ -112,7 +111,6 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     super::not_stdout(args.pgn.as_deref(), "--pgn")?;
     let games = args.games;
     anyhow::ensure!(games >= 1, "--games must be at least 1");
-    anyhow::ensure!(args.max_moves >= 1, "--max-moves must be at least 1");
     let tc = args.limits.time_control()?;
     let (names, specs) = engine_specs(&args, db_path)?;
     let openings = match &args.openings {
@@ -123,7 +121,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         games,
         tc,
         openings,
-        max_plies: args.max_moves.saturating_mul(2),
+        adjudication: args.adjudication.adjudication()?,
     };
     let mut pgn = match &args.pgn {
         Some(path) => Some(std::io::BufWriter::new(

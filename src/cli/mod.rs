@@ -208,6 +208,43 @@ impl GameLimits {
     }
 }
 
+/// When a refereed game may end before the rules of chess end it (`match`, `tournament`).
+/// Without these flags every game is played out.
+#[derive(clap::Args)]
+pub struct AdjudicationArgs {
+    /// Adjudicate a draw when a game reaches this many moves (of each side) from its opening [default: no limit].
+    #[arg(long, value_name = "N")]
+    max_moves: Option<u32>,
+    /// Adjudicate a draw once both engines' scores stay level: movenumber=40,movecount=8,score=10 (the values used when the flag has none) — from move 40 on, 8 moves of each side within ±10 cp with no capture or pawn move.
+    #[arg(long, value_name = "RULE", num_args = 0..=1, default_missing_value = "")]
+    draw: Option<String>,
+    /// Adjudicate positions the Syzygy tables in these directories (`:`-separated) cover, by their outcome with the halfmove clock counted.
+    #[arg(long, value_name = "DIRS")]
+    syzygy: Option<String>,
+}
+
+impl AdjudicationArgs {
+    /// The adjudication the flags ask for (tables loaded, rule parsed).
+    pub fn adjudication(&self) -> anyhow::Result<chessgraph::measure::matches::Adjudication> {
+        use chessgraph::measure::matches::{Adjudication, DrawRule};
+        anyhow::ensure!(self.max_moves != Some(0), "--max-moves must be at least 1");
+        let tablebases = match &self.syzygy {
+            Some(dirs) => {
+                let (tables, files) = chessgraph::search::tablebase::Tablebases::load(dirs)
+                    .with_context(|| format!("--syzygy {dirs}"))?;
+                anyhow::ensure!(files > 0, "--syzygy {dirs}: no Syzygy tables found there");
+                Some(std::sync::Arc::new(tables))
+            }
+            None => None,
+        };
+        Ok(Adjudication {
+            max_plies: self.max_moves.map(|m| m.saturating_mul(2)),
+            draw: self.draw.as_deref().map(DrawRule::parse).transpose()?,
+            tablebases,
+        })
+    }
+}
+
 /// A value parser for a library enum: the names `name` gives the values of `all` are the
 /// possible values (listed in help and errors), and the matching value is the result.
 pub fn one_of<T: Copy + Send + Sync + 'static>(

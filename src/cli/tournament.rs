@@ -39,9 +39,8 @@ pub struct Args {
     sprt: Option<SprtParams>,
     #[command(flatten)]
     limits: super::GameLimits,
-    /// Adjudicate a draw when a game reaches this many moves (of each side) from its opening.
-    #[arg(long, default_value_t = 100, value_name = "N")]
-    max_moves: u32,
+    #[command(flatten)]
+    adjudication: super::AdjudicationArgs,
     /// Start positions: a file of FENs, EPD lines or FEN,eval CSV rows [default: the built-in balanced openings, as `match`].
     #[arg(long, value_name = "FILE")]
     openings: Option<PathBuf>,
@@ -218,7 +217,6 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         args.sprt.is_none() || games.is_multiple_of(2),
         "--sprt counts games in pairs (one opening, colours swapped): --games must be even, not {games}"
     );
-    anyhow::ensure!(args.max_moves >= 1, "--max-moves must be at least 1");
     anyhow::ensure!(args.concurrency >= 1, "--concurrency must be at least 1");
     let anchor = anchor(args.anchor.as_deref())?;
     let tc = args.limits.time_control()?;
@@ -232,7 +230,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         gauntlet: args.gauntlet.clone(),
         games_per_pair: games,
         tc,
-        max_moves: args.max_moves,
+        adjudication: args.adjudication.adjudication()?,
         openings,
         concurrency: args.concurrency,
     };
@@ -254,7 +252,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     if !args.json && !args.quiet {
         writeln!(
             out,
-            "tournament {:?}: {} players, {}, {} games per pair, {}, draw after {} moves{}",
+            "tournament {:?}: {} players, {}, {} games per pair, {}, {}{}",
             t.name,
             t.participants.len(),
             t.gauntlet
@@ -262,7 +260,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                 .map_or("round robin".to_owned(), |g| format!("gauntlet of {g}")),
             t.games_per_pair,
             tc.describe(),
-            t.max_moves,
+            t.adjudication.describe(),
             args.sprt
                 .map_or(String::new(), |p| format!(", SPRT {p} (at most)"))
         )?;

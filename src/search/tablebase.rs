@@ -92,6 +92,32 @@ impl Tablebases {
         Some((m, outcome, dtz))
     }
 
+    /// The game's outcome for the side to move when it is certain: the tables' value with
+    /// the halfmove clock counted (a win or loss whose zeroing move the fifty-move rule
+    /// may come before is a draw), and `None` when the tables cannot tell or a rounded
+    /// DTZ (off by one at most) leaves it on the edge of the fifty-move rule. For
+    /// adjudicating games; the search uses [`Tablebases::best_move`].
+    pub fn outcome(&self, pos: &Chess) -> Option<Outcome> {
+        use shakmaty::Position;
+        use shakmaty_syzygy::MaybeRounded;
+        let wdl = self.wdl(pos)?;
+        if wdl.abs() < 2 {
+            return Some(Outcome::Draw);
+        }
+        let (dtz, slack) = match self.inner.probe_dtz(pos).ok()? {
+            MaybeRounded::Precise(d) => (d.0.unsigned_abs(), 0),
+            MaybeRounded::Rounded(d) => (d.0.unsigned_abs(), 1),
+        };
+        let plies = dtz + pos.halfmoves();
+        if plies + slack <= 100 {
+            Some(if wdl > 0 { Outcome::Win } else { Outcome::Loss })
+        } else if plies > 100 {
+            Some(Outcome::Draw)
+        } else {
+            None
+        }
+    }
+
     /// The WDL value of `pos` as if its halfmove clock were zero, the side to move's view:
     /// 2 win, 1 cursed win (a win the fifty-move rule draws), 0 draw, −1 blessed loss, −2
     /// loss. `None` when the tables cannot tell.
@@ -128,6 +154,11 @@ impl Tablebases {
 
     /// No tables: nothing known.
     pub fn probe_wdl_after_zeroing(&self, _pos: &Chess) -> Option<Outcome> {
+        None
+    }
+
+    /// No tables: nothing known.
+    pub fn outcome(&self, _pos: &Chess) -> Option<Outcome> {
         None
     }
 
@@ -201,6 +232,41 @@ mod tests {
             assert_eq!(tb.dtz(&pos), Some(*dtz), "DTZ of {fen}");
         }
         assert_eq!(golden.len(), 35_000);
+    }
+
+    /// The certain outcome agrees with python-chess's probes: a win or loss at a zero
+    /// clock, a draw once the clock leaves too few plies for the zeroing move, a draw for
+    /// a draw, cursed win or blessed loss; never a decision on the fifty-move edge.
+    #[test]
+    #[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data beside the clone")]
+    fn outcome_counts_the_halfmove_clock() {
+        let (tb, _) = shared_tables();
+        let mut decided = 0;
+        for (fen, wdl, dtz) in golden_probes().into_iter().step_by(7) {
+            let pos = crate::chess::fen::parse_position(&fen).unwrap();
+            let expected = match wdl {
+                2 => Outcome::Win,
+                -2 => Outcome::Loss,
+                _ => Outcome::Draw,
+            };
+            match tb.outcome(&pos) {
+                Some(o) => {
+                    assert_eq!(o, expected, "{fen}");
+                    decided += 1;
+                }
+                None => assert!(wdl.abs() == 2 && dtz.abs() >= 99, "{fen}: undecided"),
+            }
+            if wdl.abs() == 2 && dtz.abs() >= 2 {
+                let late = 100 - dtz.abs() + 2;
+                let fen = fen.replace(" 0 1", &format!(" {late} 60"));
+                let pos = crate::chess::fen::parse_position(&fen).unwrap();
+                assert_eq!(tb.outcome(&pos), Some(Outcome::Draw), "{fen}");
+                let edge = fen.replace(&format!(" {late} 60"), &format!(" {} 60", late - 2));
+                let pos = crate::chess::fen::parse_position(&edge).unwrap();
+                assert_ne!(tb.outcome(&pos), Some(Outcome::Draw), "{edge}");
+            }
+        }
+        assert!(decided > 4_900, "{decided}");
     }
 
     /// The score the engine reports at a root inside the tables has the sign of

@@ -198,3 +198,93 @@ cgtest!(match_pgn_carries_the_engines_scores_for_import, |dir| {
         "{labelled} labelled positions: {out}"
     );
 });
+
+cgtest!(match_draw_rule_ends_level_quiet_games, |dir| {
+    // Two rooks, a quiet halfmove clock: any non-mate score counts as level here.
+    dir.create("rooks.epd", "1r2k3/8/8/8/8/8/8/R3K3 w - - 10 30\n");
+    let out = dir.ok(&[
+        "match",
+        "--engine2",
+        "chessgraph engine --evaluator material",
+        "--games",
+        "2",
+        "--depth",
+        "2",
+        "--openings",
+        "rooks.epd",
+        "--draw",
+        "movenumber=0,movecount=2,score=10000",
+        "--pgn",
+        "drawn.pgn",
+    ]);
+    let (w, d, l) = summary_counts(&out);
+    assert_eq!((w, d, l), (0, 2, 0), "{out}");
+    let pgn = std::fs::read_to_string(dir.path().join("drawn.pgn")).unwrap();
+    assert_eq!(
+        pgn.matches("[Termination \"adjudicated draw (draw rule)\"]")
+            .count(),
+        2,
+        "{pgn}"
+    );
+    // A rule that cannot parse is refused, naming what is expected.
+    let out = dir.run(&[
+        "match",
+        "--engine2",
+        "chessgraph engine",
+        "--draw",
+        "movecount=0",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("movenumber=40"),
+        "{err}"
+    );
+});
+
+#[cfg(feature = "syzygy")]
+mod tables {
+    use crate::cgtest;
+
+    cgtest!(
+        #[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data beside the clone")]
+        match_tablebase_adjudication_scores_the_winner,
+        |dir| {
+            // The rook's side wins: White in the first opening, Black in the second.
+            dir.create(
+                "krk.epd",
+                "8/8/8/3k4/8/8/1R6/K7 b - - 0 1\n8/8/8/3K4/8/8/1r6/k7 w - - 0 1\n",
+            );
+            let tables = crate::util::shared("syzygy");
+            let out = dir.ok(&[
+                "match",
+                "--engine2",
+                "chessgraph engine --evaluator material",
+                "--games",
+                "4",
+                "--depth",
+                "1",
+                "--openings",
+                "krk.epd",
+                "--syzygy",
+                tables.to_str().unwrap(),
+                "--pgn",
+                "tb.pgn",
+            ]);
+            let pgn = std::fs::read_to_string(dir.path().join("tb.pgn")).unwrap();
+            let results: Vec<&str> = pgn
+                .lines()
+                .filter_map(|l| l.strip_prefix("[Result \""))
+                .collect();
+            assert_eq!(results, ["1-0\"]", "1-0\"]", "0-1\"]", "0-1\"]"], "{pgn}");
+            assert_eq!(
+                pgn.matches("[Termination \"adjudicated by tablebase\"]")
+                    .count(),
+                4,
+                "{pgn}"
+            );
+            assert_eq!(pgn.matches("[PlyCount \"0\"]").count(), 4, "{pgn}");
+            // Each engine won the two games it had the rook's side in.
+            assert_eq!(super::summary_counts(&out), (2, 0, 2), "{out}");
+        }
+    );
+}

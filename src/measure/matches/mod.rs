@@ -2,16 +2,20 @@
 //! checked with shakmaty, clocks are measured around each `go` (so process latency counts
 //! against the engine), and games end by the rules — checkmate, stalemate, insufficient
 //! material, threefold repetition, the fifty-move rule — or by an illegal move, a time
-//! forfeit, an engine failure, or adjudication as a draw after `max_plies`.
+//! forfeit, an engine failure, or adjudication ([`Adjudication`]: the endgame tables, a
+//! draw rule, a ply limit — each only when asked for).
 //!
 //! Each opening is played twice with colours swapped, so an opening's bias cancels out.
 //!
 //! Files: this one (engines, clocks, the referee's game loop), `record` (game records,
-//! PGN, summary, Elo). Openings are read by [`crate::data::openings`].
+//! PGN, summary, Elo), `adjudicate` (when a game may end early). Openings are read by
+//! [`crate::data::openings`].
 
+mod adjudicate;
 mod record;
 
 pub use crate::data::openings::{default_openings, parse_openings, read_openings};
+pub use adjudicate::{Adjudication, DrawRule, DrawRuleError};
 pub use record::{GameRecord, PgnGame, Summary, Termination, elo};
 
 use std::time::{Duration, Instant};
@@ -117,8 +121,8 @@ pub struct MatchOptions {
     pub tc: TimeControl,
     /// Start positions.
     pub openings: Vec<Chess>,
-    /// Adjudicate a draw after this many plies.
-    pub max_plies: u32,
+    /// When games may end before the rules end them.
+    pub adjudication: Adjudication,
 }
 
 /// Starts engine `spec` (handshake, options, `isready`); failures name the engine and
@@ -161,7 +165,7 @@ pub fn run(
             white,
             opening,
             opts.tc,
-            opts.max_plies,
+            &opts.adjudication,
         );
         summary.add(&record, loser);
         on_game(&record, &summary);
@@ -180,7 +184,7 @@ pub fn play_game(
     white: usize,
     opening: &Chess,
     tc: TimeControl,
-    max_plies: u32,
+    adjudication: &Adjudication,
 ) -> (GameRecord, Option<usize>) {
     let mut failed_start = None;
     for (i, slot) in engines.iter_mut().enumerate() {
@@ -204,7 +208,7 @@ pub fn play_game(
             },
             Some(i),
         ),
-        None => play(engines, white, number, opening, tc, max_plies),
+        None => play(engines, white, number, opening, tc, adjudication),
     };
     if let Some(l) = loser
         && matches!(record.termination, Termination::EngineFailure(_))
@@ -221,7 +225,7 @@ fn play(
     number: usize,
     start: &Chess,
     tc: TimeControl,
-    max_plies: u32,
+    adjudication: &Adjudication,
 ) -> (GameRecord, Option<usize>) {
     let mut pos = start.clone();
     let mut moves = Vec::new();
@@ -258,8 +262,8 @@ fn play(
             let why = Termination::Rule(end.termination);
             return (record(moves, &mut evals, end.white_score(), why), None);
         }
-        if moves.len() >= max_plies as usize {
-            return (record(moves, &mut evals, 0.5, Termination::MaxPlies), None);
+        if let Some((white_score, why)) = adjudication.verdict(&pos, &evals) {
+            return (record(moves, &mut evals, white_score, why), None);
         }
 
         let side = pos.turn();

@@ -16,6 +16,10 @@ pub enum Termination {
     Rule(RuleEnd),
     /// Adjudicated a draw at the ply limit.
     MaxPlies,
+    /// Adjudicated by the endgame tables.
+    Tablebase,
+    /// Adjudicated a draw by the draw rule (level scores).
+    DrawRule,
     /// An engine played an illegal or unreadable move (the text).
     IllegalMove(String),
     /// An engine exceeded its clock.
@@ -30,6 +34,8 @@ impl Termination {
         match self {
             Termination::Rule(t) => t.words().into(),
             Termination::MaxPlies => "adjudicated draw (ply limit)".into(),
+            Termination::Tablebase => "adjudicated by tablebase".into(),
+            Termination::DrawRule => "adjudicated draw (draw rule)".into(),
             Termination::IllegalMove(m) => format!("illegal move {m:?}"),
             Termination::TimeForfeit => "time forfeit".into(),
             Termination::EngineFailure(why) => format!("engine failure: {why}"),

@@ -28,7 +28,7 @@ use crate::fit::ratings::table::CrossTable;
 use crate::chess::fen::to_fen;
 use crate::db::tournaments::{self as store, GameRow};
 use crate::engines::client::Engine;
-use crate::measure::matches::{self, EngineSpec, GameRecord, PgnGame, TimeControl};
+use crate::measure::matches::{self, Adjudication, EngineSpec, GameRecord, PgnGame, TimeControl};
 use crate::{Error, Result};
 
 /// A participant: its name, what it is (stored, so that a name keeps its meaning across
@@ -57,8 +57,8 @@ pub struct Tournament {
     pub games_per_pair: u32,
     /// Thinking time.
     pub tc: TimeControl,
-    /// A game still going after this many moves (of each side) is a draw.
-    pub max_moves: u32,
+    /// When games may end before the rules end them.
+    pub adjudication: Adjudication,
     /// Start positions.
     pub openings: Vec<Chess>,
     /// Games played at once.
@@ -76,12 +76,21 @@ impl Tournament {
             hash.write(b"\n");
         }
         let hash = hash.finish();
-        serde_json::json!({
+        let adj = &self.adjudication;
+        let mut settings = serde_json::json!({
             "time_control": self.tc.describe(),
-            "max_moves": self.max_moves,
+            "max_moves": adj.max_plies.map(|p| p / 2),
             "openings": self.openings.len(),
             "openings_fingerprint": format!("{hash:016x}"),
-        })
+        });
+        // Only when set, so that tournaments stored before these existed still match.
+        if let Some(rule) = &adj.draw {
+            settings["draw"] = rule.describe().into();
+        }
+        if let Some(tables) = &adj.tablebases {
+            settings["tablebases"] = tables.max_pieces().into();
+        }
+        settings
     }
 }
 
@@ -178,7 +187,7 @@ fn validate(t: &Tournament) -> Result<Option<usize>> {
             return bad(format!("player {:?} is given twice", p.name));
         }
     }
-    if t.games_per_pair == 0 || t.max_moves == 0 || t.concurrency == 0 {
+    if t.games_per_pair == 0 || t.adjudication.max_plies == Some(0) || t.concurrency == 0 {
         return bad("games per pair, the move limit and the concurrency must be at least 1".into());
     }
     if t.openings.is_empty() {
@@ -315,7 +324,7 @@ fn worker(
             white,
             opening,
             t.tc,
-            t.max_moves.saturating_mul(2),
+            &t.adjudication,
         );
         for (seat, engine) in seats.into_iter().zip(engines) {
             if let Some(e) = engine {
