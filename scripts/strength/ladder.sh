@@ -20,10 +20,13 @@
 # the others are fitted like any opponent: their fitted values beside their nominal UCI_Elo
 # check the scale. The tournament is stored in LADDER_DB under LADDER_NAME: running the
 # script again plays only the missing games (a larger LADDER_GAMES adds games).
+# Adjudication: the draw rule (`tournament --draw`: from move 40, 8 moves each within
+# +-10 cp) and, where ../shared/data/syzygy is beside the project, the 3-4-piece tables;
+# no move limit.
 # Prints the tournament's cross table and ratings, then a Markdown table of the results.
 set -euo pipefail
 if [[ ${1:-} == -h || ${1:-} == --help ]]; then
-    sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
 fi
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -152,8 +155,12 @@ else
     echo "no Stockfish at UCI_Elo $anchor: the ratings average 0 instead of being anchored" >&2
 fi
 
+adjudication=(--draw)
+if [[ -d $root/../shared/data/syzygy ]]; then
+    adjudication+=(--syzygy "$root/../shared/data/syzygy")
+fi
 run=("$cg" tournament --db "$db" --name "$name" "${args[@]}" --gauntlet chessgraph
-    --games "$games" --tc "$tc" --concurrency "$concurrency" "${anchor_args[@]}")
+    --games "$games" --tc "$tc" --concurrency "$concurrency" "${anchor_args[@]}" "${adjudication[@]}")
 echo "tournament $name in $db: chessgraph against ${#players[@]} opponents," \
     "$games games per pair at $tc, $concurrency at once" >&2
 "${run[@]}" "$@"

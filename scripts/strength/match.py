@@ -16,6 +16,12 @@ Examples:
   python3 scripts/strength/match.py --games 100 --tc 40/2               # 2 s per 40 moves, repeating
   python3 scripts/strength/match.py --games 100 --tc 2+0                # sudden death, no increment
 
+Adjudication only when asked, and only where the result is certain: --syzygy DIR ends a
+game the 3-4-piece tables cover with their outcome (the halfmove clock counted), --draw
+ends it as a draw once both engines' scores stay level (fastchess style: from move 40, 8
+moves of each side within +-10 cp, no capture or pawn move), --max-plies at a ply limit.
+Without them every game is played out.
+
 Exit status 1 if any illegal move, time loss or engine failure happened.
 Needs `pip install chess` (python-chess).
 """
@@ -29,6 +35,7 @@ import time
 
 import chess
 import chess.engine
+import chess.syzygy
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CHESSGRAPH = os.path.join(ROOT, "target", "release", "chessgraph")
@@ -66,17 +73,54 @@ def engine_command(spec):
     return [spec]
 
 
+def tablebase_result(tables, board):
+    """The certain result of a position the tables cover, or None (see chessgraph's
+    Tablebases::outcome: a win whose zeroing move the fifty-move rule may come first is a
+    draw; one DTZ ply of rounding is allowed for)."""
+    if tables is None or chess.popcount(board.occupied) > 4 or board.castling_rights:
+        return None
+    try:
+        wdl = tables.probe_wdl(board)
+        if abs(wdl) < 2:
+            return "1/2-1/2"
+        plies = abs(tables.probe_dtz(board)) + board.halfmove_clock
+    except (KeyError, chess.syzygy.MissingTableError):
+        return None
+    if plies > 100:
+        return "1/2-1/2"
+    if plies + 1 > 100:
+        return None
+    return "1-0" if (wdl > 0) == (board.turn == chess.WHITE) else "0-1"
+
+
+def level(args, board, scores):
+    """The draw rule: enough moves played and the last 2 * movecount plies quiet (the
+    halfmove clock) with every score a centipawn score within +-score."""
+    if not args.draw:
+        return False
+    window = 2 * args.draw["movecount"]
+    if len(scores) < max(window, 2 * args.draw["movenumber"]) or board.halfmove_clock < window:
+        return False
+    return all(s is not None and abs(s) <= args.draw["score"] for s in scores[-window:])
+
+
 def play(engines, names, fen, args, stats, game_id):
     """engines[0] plays White. Returns (result, reason)."""
     board = chess.Board(fen)
     clock = [args.base, args.base]  # seconds, index 0 = White
     made = [0, 0]  # moves made by each side, for moves-to-go time controls
     game_plies = 0
+    scores = []  # each move's reported score, mover's view (None: mate or none)
     while True:
         outcome = board.outcome(claim_draw=True)
         if outcome is not None:
             return outcome.result(), outcome.termination.name.lower()
-        if game_plies >= args.max_plies:
+        tb = tablebase_result(args.tables, board)
+        if tb is not None:
+            return tb, "tablebase"
+        if level(args, board, scores):
+            return "1/2-1/2", "draw rule"
+        if args.max_plies and game_plies >= args.max_plies:
             return "1/2-1/2", "ply cap"
         side = 0 if board.turn == chess.WHITE else 1
         eng = engines[side]
@@ -93,7 +137,7 @@ def play(engines, names, fen, args, stats, game_id):
         start = time.perf_counter()
         try:
             # A new `game` key makes python-chess send ucinewgame.
-            result = eng.play(board, limit, game=game_id)
+            result = eng.play(board, limit, game=game_id, info=chess.engine.INFO_SCORE)
         except chess.engine.EngineTerminatedError as e:
             # (A subclass of EngineError: caught first.)
             stats["crash"] += 1
@@ -132,6 +176,8 @@ def play(engines, names, fen, args, stats, game_id):
             stats["illegal"] += 1
             print(f"  ILLEGAL move {result.move} by {names[side]} in {board.fen()}", flush=True)
             return ("0-1" if side == 0 else "1-0"), "illegal move"
+        score = result.info.get("score")
+        scores.append(None if score is None else score.relative.score())
         board.push(result.move)
         game_plies += 1
 
@@ -150,12 +196,25 @@ def main():
     ap.add_argument("--engine2", default="chessgraph")
     ap.add_argument("--engine1-option", action="append", help="NAME=VALUE UCI option")
     ap.add_argument("--engine2-option", action="append")
-    ap.add_argument("--max-plies", type=int, default=400)
+    ap.add_argument("--max-plies", type=int, default=0,
+                    help="adjudicate a draw at this many plies (default 0: no limit)")
+    ap.add_argument("--syzygy", help="adjudicate positions these Syzygy tables cover")
+    ap.add_argument("--draw", nargs="?", const="", default=None,
+                    help="draw rule movenumber=40,movecount=8,score=10 (these values when given bare)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--chessgraph", default=CHESSGRAPH,
                     help="chessgraph binary for the chessgraph specs (default target/release/chessgraph)")
     args = ap.parse_args()
     CHESSGRAPH = os.path.abspath(args.chessgraph)
+    args.tables = chess.syzygy.open_tablebase(args.syzygy) if args.syzygy else None
+    if args.draw is not None:
+        rule = {"movenumber": 40, "movecount": 8, "score": 10}
+        for item in filter(None, (i.strip() for i in args.draw.split(","))):
+            key, _, value = item.partition("=")
+            if key not in rule or not value.isdigit():
+                ap.error(f"--draw: bad item {item!r} (expected like movenumber=40,movecount=8,score=10)")
+            rule[key] = int(value)
+        args.draw = rule
     mtg, _, rest = args.tc.rpartition("/")
     args.mtg = int(mtg) if mtg else 0
     base, _, inc = rest.partition("+")

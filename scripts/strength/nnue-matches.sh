@@ -7,10 +7,15 @@
 # Both engines play on one core each (--concurrency 2 plays two games at once on the
 # two cores of the machine); run it on an otherwise idle machine. The tournament goes
 # into target/nnue-matches.db (resumable) and its PGN into target/nnue-matches-NAME.pgn.
+# Adjudication: the draw rule (from move 40, 8 moves each within +-10 cp) and the 3-4-piece
+# tables of ../shared/data/syzygy.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cargo build --release
-cg() { target/release/chessgraph --db target/nnue-matches.db "$@"; }
+cg() {
+    target/release/chessgraph --db target/nnue-matches.db "$@" \
+        --draw --syzygy ../shared/data/syzygy
+}
 case "${1:-}" in
     tuned)
         cg tournament --name nnue-tuned --player nnue=engine:evaluator=nnue \
