@@ -77,18 +77,16 @@ impl Tablebases {
     /// the halfmove clock counted, and its distance to zeroing in plies. `None` when the
     /// tables cannot tell.
     pub fn best_move(&self, pos: &Chess) -> Option<(Move, Outcome, u32)> {
-        use shakmaty::Position;
         // shakmaty-syzygy's DTZ beside the move is the position after it, the opponent's
         // view; the root's own probe gives the root's value for the side to move.
         let (m, _) = self.inner.best_move(pos).ok()??;
         let wdl = self.wdl(pos)?;
         let dtz = self.dtz(pos)?.unsigned_abs();
-        let in_time = dtz + pos.halfmoves() <= 100;
-        let outcome = match wdl {
-            2 if in_time => Outcome::Win,
-            -2 if in_time => Outcome::Loss,
-            _ => Outcome::Draw,
-        };
+        // On the fifty-move edge, where a rounded DTZ leaves the outcome uncertain, the
+        // search plays for the tables' side (it follows their best move, which wastes no ply).
+        let outcome =
+            self.outcome(pos)
+                .unwrap_or(if wdl > 0 { Outcome::Win } else { Outcome::Loss });
         Some((m, outcome, dtz))
     }
 
