@@ -3,8 +3,9 @@
 #   1. import the shared Stockfish-labelled positions (200k + 699k, with their games) and
 #      both generated sets (the built-in network's own games, Stockfish 15.1 depth-4
 #      labels): 4,488,647 labelled positions, 3,588,727 in the train part (~20 s);
-#   2. train: 2,304 (pieces + threats) -> 512 -> 1 with the `train` defaults (batch 1,024,
-#      40 epochs, weight decay 0.3, lambda 0: the labels only), seed 1, THREADS threads
+#   2. train: 2,304 (pieces + threats) -> 512 -> 1 (output scale QB 64, as then) with the
+#      `train` defaults (batch 1,024, 40 epochs, weight decay 0.3, lambda 0: the labels
+#      only), seed 1, THREADS threads
 #      (~9 min with one thread per run on the 2-core machine; the result depends on the
 #      thread count, not on the machine);
 #   3. eval: the new network beside the built-in one on the shared sample's valid part.
@@ -28,7 +29,7 @@ out="$dir/nnue-shared-l$lambda.nnue"
 cg --db "$db" import "$shared/positions-200k.csv.zst" "$shared/games-200k.pgn.zst" \
     "$shared/selfplay-700k.csv.zst" "$shared/selfplay-700k.pgn.zst" \
     "$shared/datagen-1.9m-sfd4.epd.zst" "$shared/datagen-1.9m-sfd4-2.epd.zst"
-cg --db "$db" train --labels imported --hidden 512 --lambda "$lambda" --threads "$threads" \
+cg --db "$db" train --labels imported --hidden 512 --qb 64 --lambda "$lambda" --threads "$threads" \
     --seed 1 --out "$out"
 cg --db "$sample" import "$shared/positions-200k.csv.zst" "$shared/games-200k.pgn.zst"
 cg --db "$sample" eval --part valid --evaluator nnue,"$out"

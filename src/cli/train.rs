@@ -56,6 +56,9 @@ pub struct Args {
     /// Labels to learn, in order of preference: `imported` (the stored label) or labeller names given to `chessgraph label`.
     #[arg(long, default_value = "imported", value_name = "NAME,..")]
     labels: String,
+    /// Output weights' quantization scale, 1.0 ↦ QB (64, 128 or 256; finer keeps small weights apart, the weights are clipped to ±127/QB).
+    #[arg(long, default_value_t = chessgraph::nnue::QB, value_name = "QB")]
+    qb: i32,
     /// Do not mirror training positions left-right (a↔h) at random.
     #[arg(long)]
     no_mirror: bool,
@@ -76,6 +79,12 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(
         (0.0..=1.0).contains(&args.lambda),
         "--lambda must be between 0 and 1"
+    );
+    anyhow::ensure!(
+        chessgraph::nnue::QB_CHOICES.contains(&args.qb),
+        "--qb must be one of {:?}, not {}",
+        chessgraph::nnue::QB_CHOICES,
+        args.qb
     );
     anyhow::ensure!(args.lr > 0.0, "--lr must be positive");
     if let Some(t) = args.threads {
@@ -134,6 +143,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         k,
         seed: args.seed,
         mirror: !args.no_mirror,
+        qb: args.qb,
         init,
     };
     let threads = rayon::current_num_threads();

@@ -35,11 +35,21 @@ pub use network::{Network, NetworkError};
 
 /// Quantization of the first layer (weights, biases, accumulator): 1.0 ↦ `QA`.
 pub const QA: i32 = 255;
-/// Quantization of the output weights: 1.0 ↦ `QB`.
-pub const QB: i32 = 64;
+/// Quantization of the output weights the trainer writes: 1.0 ↦ `QB`. Each network file
+/// states its own (any of [`QB_CHOICES`]); the finer scale keeps the output layer's many
+/// small weights apart (at 64 the median weight of a 512-unit network is 5 steps, and its
+/// rounding alone cost a fifth of the validation loss).
+pub const QB: i32 = 128;
+/// The output scales a network file may use (64: the networks made before the finer one).
+pub const QB_CHOICES: [i32; 3] = [64, 128, 256];
 /// The network's raw output times `SCALE` is centipawns.
 pub const SCALE: i32 = 400;
-/// Largest float magnitude of a quantized weight: the output weights must stay within
-/// `i8` range after scaling by [`QB`] (127 / 64), so that `clamp(acc) · w` fits an `i16`
-/// in the integer forward pass; the first layer shares the bound.
-pub const WEIGHT_CLIP: f32 = 127.0 / QB as f32;
+/// Largest float magnitude of a first-layer weight or bias (255 · 127 / 64 fits an `i16`
+/// with room for the accumulator's sums).
+pub const WEIGHT_CLIP: f32 = 127.0 / 64.0;
+
+/// Largest float magnitude of an output weight at output scale `qb`: the quantized weight
+/// stays within ±127 so that `clamp(acc) · w` fits an `i16` in the integer forward pass.
+pub fn out_weight_clip(qb: i32) -> f32 {
+    127.0 / qb as f32
+}

@@ -6,7 +6,7 @@
 //! | --- | --- |
 //! | 8 | magic `CGNNUE\r\n` |
 //! | 4 | format version, `2` |
-//! | 4 × 6 | inputs I (768: pieces; 2,304: pieces and threats), hidden size H, output buckets B, QA (255), QB (64), SCALE (400) |
+//! | 4 × 6 | inputs I (768: pieces; 2,304: pieces and threats), hidden size H, output buckets B, QA (255), QB (64, 128 or 256), SCALE (400) |
 //! | 4 + n | length n and n bytes of UTF-8 JSON provenance (database, positions, labels, epochs, losses, τ, date) |
 //! | 2 × I·H | first-layer weights, `i16`, feature-major (the H weights of feature 0, then feature 1, …) |
 //! | 2 × H | first-layer biases, `i16` |
@@ -16,7 +16,8 @@
 //!
 //! Version 1 is the same without B in the header (one bucket); it is still read.
 //!
-//! The first layer is scaled by QA (1.0 ↦ 255) and the output weights by QB (1.0 ↦ 64).
+//! The first layer is scaled by QA (1.0 ↦ 255) and the output weights by the file's QB
+//! (1.0 ↦ 128 for the networks `train` writes now, 64 for earlier ones).
 //! With SCReLU `h = clamp(a, 0, QA)²` the output is
 //! `(Σ h·w / QA + b) · SCALE / (QA·QB)` centipawns for the side to move, with the output
 //! weights and bias of the position's bucket ([`output_bucket`]: by the number of pieces
@@ -30,7 +31,7 @@ use shakmaty::{Color, Position};
 use super::accumulator::Accumulator;
 use super::features::{self, FeatureSet};
 use super::simd::{add_assign, screlu_dot};
-use super::{QA, QB, SCALE};
+use super::{QA, QB_CHOICES, SCALE};
 use crate::chess::fnv::fnv1a64;
 
 const MAGIC: &[u8; 8] = b"CGNNUE\r\n";
@@ -84,6 +85,8 @@ pub struct Network {
     pub(crate) out_weights: Vec<i16>,
     /// One per output bucket.
     pub(crate) out_bias: Vec<i32>,
+    /// The output weights' scale: 1.0 ↦ `qb` (one of [`QB_CHOICES`]).
+    qb: i32,
     provenance: serde_json::Value,
 }
 
@@ -100,19 +103,22 @@ impl fmt::Debug for Network {
 
 impl Network {
     /// A network from quantized parts (the number of output buckets is the number of
-    /// output biases); `None` when the sizes do not fit together.
+    /// output biases), its output weights at scale `qb`; `None` when the sizes do not fit
+    /// together or `qb` is not one of [`QB_CHOICES`].
     pub fn from_parts(
         features: FeatureSet,
         ft_weights: Vec<i16>,
         ft_bias: Vec<i16>,
         out_weights: Vec<i16>,
         out_bias: Vec<i32>,
+        qb: i32,
         provenance: serde_json::Value,
     ) -> Option<Network> {
         let hidden = ft_bias.len();
         let buckets = out_bias.len();
         (hidden > 0
             && (1..=MAX_BUCKETS).contains(&buckets)
+            && QB_CHOICES.contains(&qb)
             && ft_weights.len() == features.inputs() * hidden
             && out_weights.len() == buckets * 2 * hidden
             && out_weights.iter().all(|&w| w.unsigned_abs() <= 127))
@@ -123,8 +129,14 @@ impl Network {
             ft_bias,
             out_weights,
             out_bias,
+            qb,
             provenance,
         })
+    }
+
+    /// The output weights' scale (1.0 ↦ `qb`).
+    pub fn qb(&self) -> i32 {
+        self.qb
     }
 
     /// The inputs it reads.
@@ -197,7 +209,7 @@ impl Network {
     #[inline]
     fn scale_output(&self, sum: i64, bucket: usize) -> i32 {
         let raw = sum / i64::from(QA) + i64::from(self.out_bias[bucket]);
-        (raw * i64::from(SCALE) / i64::from(QA * QB)) as i32
+        (raw * i64::from(SCALE) / i64::from(QA * self.qb)) as i32
     }
 
     /// The output for a position given by its active features from White's perspective
@@ -276,11 +288,12 @@ impl Network {
         }
         let [inputs, hidden, buckets, qa, qb, scale] = header;
         let set = FeatureSet::from_inputs(inputs as usize);
-        let Some(set) = set.filter(|_| (qa as i32, qb as i32, scale as i32) == (QA, QB, SCALE))
-        else {
+        let Some(set) = set.filter(|_| {
+            (qa as i32, scale as i32) == (QA, SCALE) && QB_CHOICES.contains(&(qb as i32))
+        }) else {
             return Err(err(format!(
                 "layout inputs={inputs} QA={qa} QB={qb} SCALE={scale}, this chessgraph \
-                 reads inputs={} or {} with QA={QA} QB={QB} SCALE={SCALE}",
+                 reads inputs={} or {} with QA={QA} QB={QB_CHOICES:?} SCALE={SCALE}",
                 FeatureSet::Pieces.inputs(),
                 FeatureSet::Threats.inputs()
             )));
@@ -328,8 +341,16 @@ impl Network {
         if checksum != fnv1a64(&bytes[..body]) {
             return Err(err("checksum mismatch (the file is damaged)".into()));
         }
-        Network::from_parts(set, ft_weights, ft_bias, out_weights, out_bias, provenance)
-            .ok_or_else(|| err("an output weight is outside ±127".into()))
+        Network::from_parts(
+            set,
+            ft_weights,
+            ft_bias,
+            out_weights,
+            out_bias,
+            qb as i32,
+            provenance,
+        )
+        .ok_or_else(|| err("an output weight is outside ±127".into()))
     }
 
     /// The file's bytes.
@@ -343,7 +364,7 @@ impl Network {
             self.hidden as u32,
             self.buckets() as u32,
             QA as u32,
-            QB as u32,
+            self.qb as u32,
             SCALE as u32,
             json.len() as u32,
         ] {
@@ -442,6 +463,7 @@ pub(crate) mod tests {
             ft_bias,
             out_weights,
             out_bias,
+            crate::nnue::QB,
             serde_json::json!({"test": true}),
         )
         .unwrap()
@@ -491,6 +513,55 @@ pub(crate) mod tests {
         assert_ne!(net.evaluate(&endgame), b);
         let back = Network::from_bytes(&net.to_bytes(), "b").unwrap();
         assert_eq!(back, net);
+    }
+
+    /// A file states its output scale: the same integer weights at twice the scale give
+    /// half the output; a scale this chessgraph does not know is refused by name.
+    #[test]
+    fn the_output_scale_is_the_files() {
+        let net = random_network(16, 3);
+        assert_eq!(net.qb(), crate::nnue::QB);
+        let coarse = Network::from_parts(
+            net.features(),
+            net.ft_weights.clone(),
+            net.ft_bias.clone(),
+            net.out_weights.clone(),
+            net.out_bias.clone(),
+            64,
+            net.provenance().clone(),
+        )
+        .unwrap();
+        let back = Network::from_bytes(&coarse.to_bytes(), "c").unwrap();
+        assert_eq!(back.qb(), 64);
+        assert_eq!(back, coarse);
+        let mut halves = 0;
+        for fen in [
+            "4k3/8/8/8/8/8/3P4/4K3 w - - 0 1",
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+            "8/5k2/3p4/1p1Pp2p/pP2Pp1P/P4P1K/8/8 b - - 99 50",
+        ] {
+            let pos: Chess = crate::chess::fen::parse_position(fen).unwrap();
+            let (fine, coarse) = (net.evaluate(&pos), back.evaluate(&pos));
+            assert!((coarse - 2 * fine).abs() <= 2, "{fen}: {coarse} vs 2 × {fine}");
+            halves += usize::from(coarse != 0);
+        }
+        assert!(halves > 0);
+        let mut bytes = coarse.to_bytes();
+        bytes[28] = 100; // QB 64 -> 100
+        let e = Network::from_bytes(&bytes, "c").unwrap_err().to_string();
+        assert!(e.contains("QB=100"), "{e}");
+        assert!(
+            Network::from_parts(
+                net.features(),
+                net.ft_weights.clone(),
+                net.ft_bias.clone(),
+                net.out_weights.clone(),
+                net.out_bias.clone(),
+                100,
+                serde_json::Value::Null,
+            )
+            .is_none()
+        );
     }
 
     #[test]

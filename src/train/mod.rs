@@ -62,6 +62,9 @@ pub struct Options {
     /// the network sees no castling rights, so the mirrored board is an equally valid
     /// example with the same label — twice the data for a net that overfits.
     pub mirror: bool,
+    /// Output weights' quantization scale (1.0 ↦ `qb`, one of
+    /// [`QB_CHOICES`](crate::nnue::QB_CHOICES)); they are clipped to ±127 / `qb`.
+    pub qb: i32,
     /// Start from this network's weights instead of random ones (fine-tuning); its
     /// inputs and hidden size must be `features` and `hidden`.
     #[serde(skip)]
@@ -83,6 +86,7 @@ impl Default for Options {
             k: 0.0079,
             seed: 1,
             mirror: true,
+            qb: crate::nnue::QB,
             init: None,
         }
     }
@@ -260,6 +264,7 @@ pub fn train(
                 scale,
                 lr,
                 crate::nnue::WEIGHT_CLIP,
+                crate::nnue::out_weight_clip(opts.qb),
             );
             progress(Progress::Batch(
                 epoch,
@@ -290,7 +295,7 @@ pub fn train(
         }
     }
     let (_, best_epoch, best_params) = best.expect("at least one epoch ran");
-    let network = best_params.quantize(serde_json::Value::Null);
+    let network = best_params.quantize(opts.qb, serde_json::Value::Null);
     Ok(Trained {
         valid: measure(&network, valid, opts),
         test: measure(&network, test, opts),

@@ -10,7 +10,7 @@
 
 use crate::nnue::features::mirror;
 use crate::nnue::network::output_bucket;
-use crate::nnue::{FeatureSet, Network, QA, QB, SCALE};
+use crate::nnue::{FeatureSet, Network, QA, SCALE};
 
 use super::data::{MAX_FEATURES, Sample};
 use super::grad::Gradient;
@@ -144,18 +144,19 @@ impl Params {
         loss
     }
 
-    /// The quantized network: first layer × QA, output weights × QB, output bias × QA·QB.
-    pub fn quantize(&self, provenance: serde_json::Value) -> Network {
+    /// The quantized network: first layer × QA, output weights × `qb`, output bias × QA·`qb`.
+    pub fn quantize(&self, qb: i32, provenance: serde_json::Value) -> Network {
         let q = |w: f32, s: i32| (w * s as f32).round() as i16;
         Network::from_parts(
             self.features,
             self.ft_w.iter().map(|&w| q(w, QA)).collect(),
             self.ft_b.iter().map(|&w| q(w, QA)).collect(),
-            self.out_w.iter().map(|&w| q(w, QB)).collect(),
+            self.out_w.iter().map(|&w| q(w, qb)).collect(),
             self.out_b
                 .iter()
-                .map(|&b| (b * (QA * QB) as f32).round() as i32)
+                .map(|&b| (b * (QA * qb) as f32).round() as i32)
                 .collect(),
+            qb,
             provenance,
         )
         .expect("clipped weights quantize into range")
@@ -284,7 +285,7 @@ mod tests {
     #[test]
     fn from_network_round_trips() {
         let net = crate::nnue::network::tests::random_network_of(FeatureSet::Threats, 16, 2);
-        let back = Params::from_network(&net).quantize(net.provenance().clone());
+        let back = Params::from_network(&net).quantize(net.qb(), net.provenance().clone());
         assert_eq!(back, net);
     }
 
@@ -292,12 +293,12 @@ mod tests {
     #[test]
     fn quantized_network_tracks_the_float_model() {
         let mut m = Params::init(FeatureSet::Threats, 32, 4, 9);
-        // Output weights of a trained net's size (quantization steps are 1/64).
+        // Output weights of a trained net's size (quantization steps are 1/128).
         let mut rng = SplitMix(4);
         for w in &mut m.out_w {
-            *w = rng.uniform() * 1.5;
+            *w = rng.uniform() * 0.9;
         }
-        let net = m.quantize(serde_json::json!({}));
+        let net = m.quantize(crate::nnue::QB, serde_json::json!({}));
         let mut scratch = Scratch::new(FeatureSet::Threats, 32);
         for fen in [
             "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
@@ -307,7 +308,7 @@ mod tests {
             let s = Sample::new(&pos, FeatureSet::Threats, 0.0, 0.5);
             let float = m.predict_stm(&s, &mut scratch);
             let int = net.evaluate(&pos) as f32;
-            // Output weights are quantized in steps of 1/64: a few percent.
+            // Output weights are quantized in steps of 1/128: a few percent.
             assert!(
                 (float - int).abs() < 3.0 + 0.03 * float.abs(),
                 "{fen}: float {float} int {int}"

@@ -33,7 +33,8 @@ impl AdamW {
     }
 
     /// One update with the gradient `Σ grads · scale` (the threads' gradients summed in
-    /// the order given), then every parameter clipped to ±`clip`. A first-layer row that
+    /// the order given), then every parameter clipped to ±`clip` (the output weights to
+    /// ±`out_clip`). A first-layer row that
     /// no thread touched has a zero gradient and is not read; it still gets the full
     /// update (its moments decay and its weight moves and decays), so the result is bit
     /// for bit that of [`AdamW::step_dense`] on the summed gradient. Runs on all cores in
@@ -45,6 +46,7 @@ impl AdamW {
         scale: f32,
         lr: f32,
         clip: f32,
+        out_clip: f32,
     ) {
         use rayon::prelude::*;
         self.step += 1;
@@ -75,7 +77,14 @@ impl AdamW {
             (2, po, mo, vo, true),
             (3, pob, mob, vob, false),
         ] {
-            let r = if decayed { rule.weights() } else { rule };
+            let r = if decayed {
+                Rule {
+                    clip: out_clip,
+                    ..rule.weights()
+                }
+            } else {
+                rule
+            };
             update_span(p, m, v, grads, k, 0, r);
         }
     }
@@ -96,7 +105,8 @@ impl AdamW {
     }
 
     /// One update with the gradient `grad · scale`, then every parameter clipped to
-    /// ±`clip`, over every parameter: the reference [`AdamW::step`] must equal.
+    /// ±`clip` (the output weights to ±`out_clip`), over every parameter: the reference
+    /// [`AdamW::step`] must equal.
     pub fn step_dense(
         &mut self,
         params: &mut Params,
@@ -104,6 +114,7 @@ impl AdamW {
         scale: f32,
         lr: f32,
         clip: f32,
+        out_clip: f32,
     ) {
         self.step += 1;
         let (b1, b2) = (self.beta1, self.beta2);
@@ -117,6 +128,7 @@ impl AdamW {
             .zip(self.v.slices_mut());
         for (index, (((p, g), m), v)) in slices.enumerate() {
             // Slices 0 and 2 are weights (decayed); 1 and 3 biases.
+            let clip = if index == 2 { out_clip } else { clip };
             let decay = if index % 2 == 0 {
                 1.0 - lr * self.weight_decay
             } else {
@@ -231,7 +243,7 @@ mod tests {
         for _ in 0..2000 {
             let mut g = Params::zeros(FeatureSet::Pieces, 1, 1);
             g.out_b[0] = 2.0 * (p.out_b[0] - 1.0);
-            opt.step_dense(&mut p, &g, 1.0, 0.01, f32::INFINITY);
+            opt.step_dense(&mut p, &g, 1.0, 0.01, f32::INFINITY, f32::INFINITY);
         }
         assert!((p.out_b[0] - 1.0).abs() < 1e-2, "{}", p.out_b[0]);
     }
@@ -284,8 +296,8 @@ mod tests {
             sum.add_all(&others);
             let lr = 0.05 / (step + 1) as f32;
             let scale = 1.0 / batch.len() as f32;
-            adam_d.step_dense(&mut dense, &sum, scale, lr, 1.5);
-            adam_s.step(&mut sparse, &grads[..used], scale, lr, 1.5);
+            adam_d.step_dense(&mut dense, &sum, scale, lr, 1.5, 0.7);
+            adam_s.step(&mut sparse, &grads[..used], scale, lr, 1.5, 0.7);
             assert!(grads[0].touched_rows() < FeatureSet::Pieces.inputs() / 4);
             assert_eq!(sparse, dense, "parameters after step {step}");
             assert_eq!(adam_s.m, adam_d.m, "first moments after step {step}");

@@ -2,7 +2,7 @@
 //! its biases and the output layer per bucket, with their shapes and initialisation.
 
 use crate::chess::rng::SplitMix;
-use crate::nnue::{FeatureSet, Network, QA, QB};
+use crate::nnue::{FeatureSet, Network, QA};
 
 /// The parameters (or their gradients) of a float network with `hidden` units.
 #[derive(Clone, Debug, PartialEq)]
@@ -63,21 +63,14 @@ impl Params {
     /// The float weights a quantized network stands for (to go on training it).
     pub fn from_network(net: &Network) -> Params {
         let qa = QA as f32;
+        let qb = net.qb() as f32;
         Params {
             features: net.features(),
             hidden: net.hidden(),
             ft_w: net.ft_weights.iter().map(|&w| f32::from(w) / qa).collect(),
             ft_b: net.ft_bias.iter().map(|&w| f32::from(w) / qa).collect(),
-            out_w: net
-                .out_weights
-                .iter()
-                .map(|&w| f32::from(w) / QB as f32)
-                .collect(),
-            out_b: net
-                .out_bias
-                .iter()
-                .map(|&b| b as f32 / (QA * QB) as f32)
-                .collect(),
+            out_w: net.out_weights.iter().map(|&w| f32::from(w) / qb).collect(),
+            out_b: net.out_bias.iter().map(|&b| b as f32 / (qa * qb)).collect(),
         }
     }
 
