@@ -542,7 +542,10 @@ pub(crate) mod tests {
         ] {
             let pos: Chess = crate::chess::fen::parse_position(fen).unwrap();
             let (fine, coarse) = (net.evaluate(&pos), back.evaluate(&pos));
-            assert!((coarse - 2 * fine).abs() <= 2, "{fen}: {coarse} vs 2 × {fine}");
+            assert!(
+                (coarse - 2 * fine).abs() <= 2,
+                "{fen}: {coarse} vs 2 × {fine}"
+            );
             halves += usize::from(coarse != 0);
         }
         assert!(halves > 0);

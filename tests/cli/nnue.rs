@@ -268,7 +268,10 @@ cgtest!(train_and_network_errors, |dir| {
     let out = dir.run(&["train", "--qb", "100", "--out", "x.nnue"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--qb must be one of [64, 128, 256], not 100"), "{err}");
+    assert!(
+        err.contains("--qb must be one of [64, 128, 256], not 100"),
+        "{err}"
+    );
 
     // Damaged network files are refused with the file's name and what is wrong.
     dir.ok(&["export-evaluator", "nnue", "--out", "good.nnue"]);
