@@ -521,16 +521,18 @@ pub(crate) mod tests {
     fn the_output_scale_is_the_files() {
         let net = random_network(16, 3);
         assert_eq!(net.qb(), crate::nnue::QB);
-        let coarse = Network::from_parts(
-            net.features(),
-            net.ft_weights.clone(),
-            net.ft_bias.clone(),
-            net.out_weights.clone(),
-            net.out_bias.clone(),
-            64,
-            net.provenance().clone(),
-        )
-        .unwrap();
+        let with_qb = |qb| {
+            Network::from_parts(
+                net.features(),
+                net.ft_weights.clone(),
+                net.ft_bias.clone(),
+                net.out_weights.clone(),
+                net.out_bias.clone(),
+                qb,
+                net.provenance().clone(),
+            )
+        };
+        let coarse = with_qb(64).unwrap();
         let back = Network::from_bytes(&coarse.to_bytes(), "c").unwrap();
         assert_eq!(back.qb(), 64);
         assert_eq!(back, coarse);
@@ -553,18 +555,7 @@ pub(crate) mod tests {
         bytes[28] = 100; // QB 64 -> 100
         let e = Network::from_bytes(&bytes, "c").unwrap_err().to_string();
         assert!(e.contains("QB=100"), "{e}");
-        assert!(
-            Network::from_parts(
-                net.features(),
-                net.ft_weights.clone(),
-                net.ft_bias.clone(),
-                net.out_weights.clone(),
-                net.out_bias.clone(),
-                100,
-                serde_json::Value::Null,
-            )
-            .is_none()
-        );
+        assert!(with_qb(100).is_none());
     }
 
     #[test]
