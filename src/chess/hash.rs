@@ -84,10 +84,40 @@ pub fn key_after_null(before: &Chess, key: u64) -> u64 {
     key ^ Zobrist64::zobrist_for_white_turn().0 ^ ep_part(before)
 }
 
+/// A key of the pawn structure alone (both colours' pawns, not the side to move): two
+/// multiplicative hashes of the pawn bitboards, for tables indexed by pawn structure (the
+/// search's correction history). Cheaper than a Zobrist sum and just as well spread in
+/// its high bits, which are the ones to index by.
+#[inline]
+pub fn pawn_key(pos: &Chess) -> u64 {
+    let board = pos.board();
+    let white = (board.pawns() & board.white()).0;
+    let black = (board.pawns() & board.black()).0;
+    (white.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ black.wrapping_mul(0xc2b2_ae3d_27d4_eb4f))
+        .wrapping_mul(0xff51_afd7_ed55_8ccd)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use shakmaty::CastlingMode;
+
+    #[test]
+    fn pawn_key_sees_only_the_pawns() {
+        let parse = |fen| -> Chess {
+            crate::chess::fen::parse(fen, crate::chess::fen::Leniency::Strict).unwrap()
+        };
+        let a = parse("4k3/pp6/8/8/8/8/PP6/4K3 w - - 0 1");
+        // The kings moved and a knight added: the same pawns.
+        let b = parse("3k4/pp6/8/8/8/2N5/PP6/3K4 b - - 0 1");
+        // One pawn a square further: another structure.
+        let c = parse("4k3/pp6/8/8/8/P7/1P6/4K3 w - - 0 1");
+        // The same squares with the colours swapped: another structure.
+        let d = parse("4k3/PP6/8/8/8/8/pp6/4K3 w - - 0 1");
+        assert_eq!(pawn_key(&a), pawn_key(&b));
+        assert_ne!(pawn_key(&a), pawn_key(&c));
+        assert_ne!(pawn_key(&a), pawn_key(&d));
+    }
 
     #[test]
     fn polyglot_reference_keys() {

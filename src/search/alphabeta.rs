@@ -8,7 +8,7 @@ use super::tablebase::Outcome;
 use shakmaty::{Chess, Position};
 
 use super::node::Node;
-use super::ordering::{MAX_MOVES, ORDER_GOOD_CAPTURE, drop_quiets, pick_best};
+use super::ordering::{MAX_MOVES, ORDER_GOOD_CAPTURE, ORDER_KILLER, drop_quiets, pick_best};
 use super::params::*;
 use super::pruning::{lmp_quiet_limit, see_prune_margin};
 use super::singular::Singular;
@@ -88,13 +88,19 @@ impl Searcher {
         if depth >= IIR_MIN_DEPTH && hit.is_none_or(|h| h.mv == 0) {
             depth -= 1;
         }
-        let static_eval = if in_check {
+        // The table keeps the raw evaluation; the search prunes by the corrected one.
+        let raw_eval = if in_check {
             -INF
         } else {
             match hit {
                 Some(h) if h.eval != NO_EVAL => h.eval,
                 _ => self.evaluate(pos, ply),
             }
+        };
+        let static_eval = if in_check {
+            -INF
+        } else {
+            (raw_eval + self.correction.get(pos)).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
         };
         self.evals[ply] = static_eval;
         let node = Node {
@@ -129,7 +135,15 @@ impl Searcher {
         } else {
             Bound::Upper
         };
-        let eval_store = if in_check { NO_EVAL } else { static_eval };
+        if !in_check
+            && best_score.abs() < MATE_BOUND
+            && is_quiet_code(pos, best_code)
+            && !(bound == Bound::Lower && best_score <= static_eval)
+            && !(bound == Bound::Upper && best_score >= static_eval)
+        {
+            self.correction.update(pos, depth, best_score, raw_eval);
+        }
+        let eval_store = if in_check { NO_EVAL } else { raw_eval };
         self.tt.store(
             key,
             best_code,
@@ -191,7 +205,7 @@ impl Searcher {
             && !node.in_check
             && depth <= FUTILITY_MAX_DEPTH
             && alpha.abs() < MATE_BOUND
-            && node.static_eval + FUTILITY_MARGIN * depth <= alpha;
+            && node.static_eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha;
         // At a futile node every quiet move but the first that does not give check is
         // pruned, decided before the move is made.
         let check_info = futility.then(|| CheckInfo::new(pos));
@@ -200,7 +214,6 @@ impl Searcher {
         let mut searched = 0usize;
         let mut quiets_tried = [0u16; MAX_MOVES];
         let mut quiets = 0;
-        let killers = self.killers[ply];
         let lmp_limit = (!node.pv_node && !node.in_check && depth <= LMP_MAX_DEPTH)
             .then(|| lmp_quiet_limit(depth, node.improving));
         let mut quiets_seen = 0usize;
@@ -258,7 +271,7 @@ impl Searcher {
             let gives_check = child.is_check();
             let child_key = hash::key_after(pos, key, m, &child);
             let r = if searched > 0 && quiet && !node.in_check && !gives_check {
-                self.lmr_reduction(node, searched, code == killers[0] || code == killers[1])
+                self.lmr_reduction(node, searched, order)
             } else {
                 0
             };
@@ -301,10 +314,12 @@ impl Searcher {
         Some((best_score, best_code))
     }
 
-    /// Late-move reduction of a quiet, non-checking move searched after `searched` others:
-    /// from the table by depth and move number, one less at a PV node and for a killer, at
-    /// most the remaining depth less one.
-    fn lmr_reduction(&self, node: &Node, searched: usize, killer: bool) -> i32 {
+    /// Late-move reduction of a quiet, non-checking move searched after `searched` others
+    /// with ordering score `order`: from the table by depth and move number, one less at a
+    /// PV node and for a killer, one more when not improving, a ply less or more per
+    /// [`LMR_HISTORY_DIVISOR`] of the move's history (at most two either way), at most the
+    /// remaining depth less one.
+    fn lmr_reduction(&self, node: &Node, searched: usize, order: i32) -> i32 {
         let depth = node.depth;
         if depth < LMR_MIN_DEPTH || searched < LMR_MIN_SEARCHED {
             return 0;
@@ -313,8 +328,10 @@ impl Searcher {
         if node.pv_node {
             r -= 1;
         }
-        if killer {
+        if order >= ORDER_KILLER {
             r -= 1;
+        } else {
+            r -= (order / LMR_HISTORY_DIVISOR).clamp(-2, 2);
         }
         if !node.improving {
             r += 1;
@@ -376,6 +393,16 @@ impl Searcher {
             Outcome::Draw => 0,
         })
     }
+}
+
+/// Whether the move with code `code` in `pos` is quiet (no move counts as quiet): the
+/// correction history learns only from nodes whose result is not a capture's.
+fn is_quiet_code(pos: &Chess, code: u16) -> bool {
+    if code == 0 {
+        return true;
+    }
+    let to = shakmaty::Square::new(u32::from((code >> 6) & 63));
+    code >> 12 == 0 && !pos.board().by_color(!pos.turn()).contains(to)
 }
 
 /// The transposition table cutoff at a non-PV node: an entry at least as deep whose bound

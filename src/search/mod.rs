@@ -13,7 +13,9 @@
 //!   `singular`: singular extensions (with multi-cut and a negative extension).
 //! - `qsearch`: captures and promotions with SEE and delta pruning, all evasions in
 //!   check; the tuner's [`Quiescence`].
-//! - `ordering`: TT move, SEE-filtered MVV-LVA, killers, history. `pv`: the PV table.
+//! - `ordering`: TT move, SEE-filtered MVV-LVA, killers, history and continuation
+//!   history. `correction`: the evaluator's learnt error by pawn structure. `pv`: the PV
+//!   table.
 //! - `smp`: Lazy SMP, helper threads sharing the transposition table.
 //! - [`tt`] (Polyglot Zobrist keys from [`crate::chess::hash`]), [`see`], [`time`], [`mod@bench`].
 //! - [`mate`]: the separate full-width mate search (`chessgraph solve`); `go mate N` runs
@@ -21,6 +23,7 @@
 
 mod alphabeta;
 pub mod bench;
+mod correction;
 
 pub mod mate;
 mod nnue;

@@ -1,7 +1,9 @@
-//! Move ordering: TT move, SEE-filtered MVV-LVA captures, killers, history; and the
-//! selection step that picks the best remaining move.
+//! Move ordering: TT move, SEE-filtered MVV-LVA captures, killers, then the quiet moves
+//! by history (from-to, by side) plus continuation history (the move's piece and target
+//! after the moves one and two plies before); and the selection step that picks the best
+//! remaining move.
 
-use shakmaty::{Chess, Move, MoveList, Position, Role};
+use shakmaty::{Chess, Color, Move, MoveList, Position, Role, Square};
 
 use super::{Searcher, encode, see};
 use crate::chess::moves::is_quiet;
@@ -47,10 +49,34 @@ pub(super) fn drop_quiets(moves: &mut MoveList, scores: &mut [i32], from: usize)
 
 const ORDER_TT: i32 = 30_000_000;
 pub(super) const ORDER_GOOD_CAPTURE: i32 = 20_000_000;
-const ORDER_KILLER: i32 = 10_000_000;
+pub(super) const ORDER_KILLER: i32 = 10_000_000;
 const ORDER_BAD_CAPTURE: i32 = -10_000_000;
 const ORDER_UNDERPROMOTION: i32 = -20_000_000;
 const HISTORY_MAX: i32 = 1 << 14;
+
+/// (piece, square) pairs: 12 pieces on 64 squares.
+const PIECE_SQUARES: usize = 12 * 64;
+/// Entries of one continuation-history table: a (piece, square) after a (piece, square).
+pub(super) const CONT_SIZE: usize = PIECE_SQUARES * PIECE_SQUARES;
+
+/// The (piece, square) index of a `color` `role` arriving on `sq` (castling: the king on
+/// the rook's square, as [`super::encode`] writes it).
+#[inline]
+pub(super) fn piece_square(color: Color, role: Role, sq: Square) -> u16 {
+    ((color as usize * 6 + role as usize - 1) * 64 + sq as usize) as u16
+}
+
+/// The continuation tables' rows for the node at `ply`: the moves one and two plies
+/// before (none at the root, after a null move or beyond the path).
+#[inline]
+fn cont_rows(moved: &[u16], ply: usize) -> [Option<usize>; 2] {
+    let row = |table: usize| {
+        let back = table + 1;
+        (ply >= back && moved[ply - back] != 0)
+            .then(|| table * CONT_SIZE + (moved[ply - back] as usize - 1) * PIECE_SQUARES)
+    };
+    [row(0), row(1)]
+}
 
 impl Searcher {
     pub(super) fn score_moves(
@@ -63,6 +89,7 @@ impl Searcher {
     ) {
         let turn = pos.turn() as usize;
         let killers = self.killers[ply];
+        let rows = cont_rows(&self.moved, ply);
         for (i, &m) in moves.iter().enumerate() {
             let code = encode(m);
             out[i] = if code == tt_move {
@@ -80,7 +107,13 @@ impl Searcher {
             } else if code == killers[1] {
                 ORDER_KILLER
             } else {
-                self.history[history_index(turn, code)]
+                let ps = piece_square(pos.turn(), m.role(), m.to()) as usize;
+                let cont: i32 = rows
+                    .iter()
+                    .flatten()
+                    .map(|row| i32::from(self.continuation[row + ps]))
+                    .sum();
+                self.history[history_index(turn, code)] + cont
             };
         }
     }
@@ -100,9 +133,22 @@ impl Searcher {
         }
         let turn = pos.turn() as usize;
         let bonus = (depth * depth).min(400);
+        let rows = cont_rows(&self.moved, ply);
+        let board = pos.board();
         let mut apply = |code: u16, delta: i32| {
             let h = &mut self.history[history_index(turn, code)];
             *h += delta - *h * delta.abs() / HISTORY_MAX;
+            let from = Square::new(u32::from(code & 63));
+            let to = Square::new(u32::from((code >> 6) & 63));
+            let Some(role) = board.role_at(from) else {
+                return;
+            };
+            let ps = piece_square(pos.turn(), role, to) as usize;
+            for row in rows.iter().flatten() {
+                let c = &mut self.continuation[row + ps];
+                let v = i32::from(*c);
+                *c = (v + delta - v * delta.abs() / HISTORY_MAX) as i16;
+            }
         };
         apply(code, bonus);
         for &c in tried {
@@ -120,6 +166,32 @@ pub(super) fn history_index(turn: usize, code: u16) -> usize {
 mod tests {
     use super::*;
     use crate::chess::fen::parse_position;
+
+    #[test]
+    fn continuation_history_rewards_a_reply_in_its_context() {
+        use crate::eval::Evaluator;
+        use std::sync::Arc;
+        let mut s = Searcher::new(Arc::new(Evaluator::builtin("seed003").unwrap()), 1);
+        let pos =
+            parse_position("rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1").unwrap();
+        let moves = pos.legal_moves();
+        let at = |sq: Square| moves.iter().position(|m| m.to() == sq).unwrap();
+        let (reply, other) = (at(Square::D5), at(Square::E5));
+        let knight_f3 = piece_square(Color::White, Role::Knight, Square::F3) + 1;
+        s.moved[0] = knight_f3;
+        s.update_quiet_stats(&pos, encode(moves[reply]), 6, 1, &[encode(moves[other])]);
+        s.killers[1] = [0; 2];
+        let scores = |s: &Searcher| {
+            let mut out = [0i32; MAX_MOVES];
+            s.score_moves(&pos, &moves, 0, 1, &mut out);
+            (out[reply], out[other])
+        };
+        // After Nf3, the history and the continuation each gain the bonus (36) or lose it.
+        assert_eq!(scores(&s), (72, -72));
+        // After another move only the from-to history is left.
+        s.moved[0] = piece_square(Color::White, Role::Pawn, Square::E4) + 1;
+        assert_eq!(scores(&s), (36, -36));
+    }
 
     #[test]
     fn drop_quiets_keeps_the_noisy_moves_in_order() {

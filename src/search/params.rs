@@ -13,10 +13,13 @@ pub const NMP_BASE: i32 = 3;
 /// See [`NMP_BASE`].
 pub const NMP_DEPTH_DIVISOR: i32 = 4;
 
-/// Futility pruning of quiet moves applies at depths up to this.
-pub const FUTILITY_MAX_DEPTH: i32 = 2;
-/// Futility margin per ply of depth, centipawns.
-pub const FUTILITY_MARGIN: i32 = 120;
+/// Futility pruning of quiet moves applies at depths up to this …
+pub const FUTILITY_MAX_DEPTH: i32 = 8;
+/// … when the static evaluation plus `FUTILITY_BASE + FUTILITY_MARGIN · depth`
+/// centipawns is at most alpha.
+pub const FUTILITY_BASE: i32 = 90;
+/// See [`FUTILITY_BASE`].
+pub const FUTILITY_MARGIN: i32 = 60;
 
 /// SEE pruning (after the first move, out of check) applies at depths up to this …
 pub const SEE_PRUNE_MAX_DEPTH: i32 = 8;
@@ -52,6 +55,9 @@ pub const LMR_MIN_SEARCHED: usize = 3;
 pub const LMR_BASE: f64 = 0.75;
 /// See [`LMR_BASE`].
 pub const LMR_DIVISOR: f64 = 2.25;
+/// A quiet move is reduced a ply less (more) per this much history and continuation
+/// history above (below) zero, at most two plies either way.
+pub const LMR_HISTORY_DIVISOR: i32 = 8192;
 
 /// Delta pruning in the quiescence search: a capture that cannot raise the score to
 /// alpha even with this margin on top of the captured piece is skipped.

@@ -103,7 +103,7 @@ impl Searcher {
     }
 
     /// Resets the counters, limits and heuristics for a search of `root` after the
-    /// game's `history`: killers cleared, history scores aged, the TT's generation moved.
+    /// game's `history`: killers cleared, history and continuation scores aged, the TT's generation moved.
     pub(super) fn new_search(&mut self, root: &Chess, history: &[u64], limits: &Limits) {
         self.start = Instant::now();
         self.budget = time::budget(limits, self.overhead);
@@ -118,6 +118,9 @@ impl Searcher {
         }
         for h in &mut self.history {
             *h /= 8;
+        }
+        for c in &mut self.continuation {
+            *c /= 8;
         }
         self.keys.clear();
         self.keys.extend_from_slice(history);

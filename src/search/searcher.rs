@@ -8,8 +8,10 @@ use std::time::{Duration, Instant};
 
 use shakmaty::{Chess, Color, Move, Position};
 
+use super::correction::CorrectionHistory;
 use super::mate::MateSearcher;
 use super::nnue;
+use super::ordering::{CONT_SIZE, piece_square};
 use super::params::{LMR_BASE, LMR_DIVISOR};
 use super::time::Budget;
 use super::tt::{HashTooLarge, TranspositionTable};
@@ -53,6 +55,14 @@ pub struct Searcher {
     /// The move a singular-extension search at each ply leaves out (0: none).
     pub(super) excluded: Vec<u16>,
     pub(super) history: Vec<i32>,
+    /// Continuation history: a quiet move's (piece, square) after the move one ply
+    /// before (first table) and two plies before (second), see `ordering`.
+    pub(super) continuation: Vec<i16>,
+    /// The (piece, square) index + 1 of the move played at each ply of the current path
+    /// (0: a null move), the continuation history's context.
+    pub(super) moved: Vec<u16>,
+    /// The evaluator's learnt error by pawn structure.
+    pub(super) correction: CorrectionHistory,
     pub(super) pv: Vec<[u16; MAX_PLY]>,
     pub(super) pv_len: [usize; MAX_PLY + 1],
     pub(super) lmr: Vec<[u8; 64]>,
@@ -107,6 +117,9 @@ impl Searcher {
             evals: vec![0; MAX_PLY + 2],
             excluded: vec![0; MAX_PLY + 2],
             history: vec![0; 2 * 64 * 64],
+            continuation: vec![0; 2 * CONT_SIZE],
+            moved: vec![0; MAX_PLY + 2],
+            correction: CorrectionHistory::new(),
             pv: vec![[0; MAX_PLY]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
             lmr,
@@ -189,6 +202,8 @@ impl Searcher {
 
     fn clear_heuristics(&mut self) {
         self.history.fill(0);
+        self.continuation.fill(0);
+        self.correction.clear();
         for k in &mut self.killers {
             *k = [0; 2];
         }
@@ -244,6 +259,7 @@ impl Searcher {
     /// `m` (or a null move) is played at ply `ply` from `pos`.
     #[inline]
     pub(super) fn made(&mut self, pos: &Chess, ply: usize, m: Option<Move>) {
+        self.moved[ply] = m.map_or(0, |m| piece_square(pos.turn(), m.role(), m.to()) + 1);
         if let Some(nnue) = &mut self.nnue {
             nnue.make(ply, pos.turn(), m);
         }
