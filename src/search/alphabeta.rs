@@ -14,7 +14,7 @@ use super::pruning::{lmp_quiet_limit, see_prune_margin};
 use super::singular::Singular;
 use super::tt::Hit;
 use super::tt::{Bound, NO_EVAL, score_from_tt, score_to_tt};
-use super::{INF, MATE, MATE_BOUND, MAX_PLY, Searcher, TB_WIN, encode, see};
+use super::{INF, MATE, MATE_BOUND, MAX_PLY, Searcher, TB_WIN, code_squares, encode, see};
 use crate::chess::check::CheckInfo;
 use crate::chess::moves::is_quiet;
 use crate::chess::{game, hash};
@@ -401,7 +401,7 @@ fn is_quiet_code(pos: &Chess, code: u16) -> bool {
     if code == 0 {
         return true;
     }
-    let to = shakmaty::Square::new(u32::from((code >> 6) & 63));
+    let (_, to) = code_squares(code);
     code >> 12 == 0 && !pos.board().by_color(!pos.turn()).contains(to)
 }
 

@@ -53,7 +53,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use shakmaty::{Chess, Move, MoveList, Position, Role};
+use shakmaty::{Chess, Move, MoveList, Position, Role, Square};
 
 pub use time::{Budget, Clock, Limits};
 
@@ -199,6 +199,15 @@ pub fn encode(m: Move) -> u16 {
         Move::Castle { king, rook } => king as u16 | (rook as u16) << 6,
         Move::Put { .. } => 0,
     }
+}
+
+/// The from and to squares of compact encoding `code` (see [`encode`]).
+#[inline]
+pub(super) fn code_squares(code: u16) -> (Square, Square) {
+    (
+        Square::new(u32::from(code & 63)),
+        Square::new(u32::from((code >> 6) & 63)),
+    )
 }
 
 /// The legal move of `pos` with compact encoding `code`.

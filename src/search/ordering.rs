@@ -5,7 +5,7 @@
 
 use shakmaty::{Chess, Color, Move, MoveList, Position, Role, Square};
 
-use super::{Searcher, encode, see};
+use super::{Searcher, code_squares, encode, see};
 use crate::chess::moves::is_quiet;
 use crate::chess::values::{mvv_lva, piece_value};
 
@@ -138,8 +138,7 @@ impl Searcher {
         let mut apply = |code: u16, delta: i32| {
             let h = &mut self.history[history_index(turn, code)];
             *h += delta - *h * delta.abs() / HISTORY_MAX;
-            let from = Square::new(u32::from(code & 63));
-            let to = Square::new(u32::from((code >> 6) & 63));
+            let (from, to) = code_squares(code);
             let Some(role) = board.role_at(from) else {
                 return;
             };
