@@ -1,6 +1,7 @@
 //! The main alpha-beta search: principal variation search (negamax, fail-soft) with
 //! check and singular extensions, internal iterative reduction, reverse futility,
-//! null-move, late-move reductions, late-move, futility and SEE pruning (an `improving`
+//! null-move, ProbCut, late-move reductions, late-move, continuation-history, futility
+//! and SEE pruning (an `improving`
 //! flag tempers reverse futility, late-move pruning and the reductions); Syzygy WDL
 //! probes inside the tree.
 
@@ -115,7 +116,9 @@ impl Searcher {
             excluded,
         };
         if excluded == 0
-            && let Some(score) = self.prune_before_moves(pos, &node, beta, allow_null)
+            && let Some(score) = self
+                .prune_before_moves(pos, &node, beta, allow_null)
+                .or_else(|| self.probcut(pos, &node, beta))
         {
             return score;
         }
@@ -232,6 +235,16 @@ impl Searcher {
                 // rather than each being selected only to be skipped.
                 if lmp_limit.is_some_and(|n| quiets_seen > n) && best_score > -MATE_BOUND {
                     drop_quiets(&mut moves, &mut scores, idx);
+                    continue;
+                }
+                // Continuation-history pruning: a quiet move that has done badly after the
+                // moves just played is not worth a search this close to the leaves.
+                if !node.pv_node
+                    && !node.in_check
+                    && searched > 0
+                    && best_score > -MATE_BOUND
+                    && self.continuation_prunes(pos, m, ply, depth, node.improving)
+                {
                     continue;
                 }
             }

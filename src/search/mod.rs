@@ -30,6 +30,7 @@ mod nnue;
 mod node;
 mod ordering;
 pub mod params;
+mod probcut;
 mod pruning;
 mod pv;
 mod qsearch;

@@ -5,6 +5,7 @@
 
 use shakmaty::{Chess, Color, Move, MoveList, Position, Role, Square};
 
+use super::params::{CMP_LIMIT, CMP_MAX_DEPTH, FMP_LIMIT};
 use super::{Searcher, code_squares, encode, see};
 use crate::chess::moves::is_quiet;
 use crate::chess::values::{mvv_lva, piece_value};
@@ -53,6 +54,10 @@ pub(super) const ORDER_KILLER: i32 = 10_000_000;
 const ORDER_BAD_CAPTURE: i32 = -10_000_000;
 const ORDER_UNDERPROMOTION: i32 = -20_000_000;
 const HISTORY_MAX: i32 = 1 << 14;
+/// A cutoff's history bonus is this times depth² (at most 400 · this): with the gravity
+/// toward [`HISTORY_MAX`], a move's entry saturates after a few dozen deep cutoffs, fast
+/// enough for the late-move reductions and the continuation pruning to read it.
+const HISTORY_GAIN: i32 = 32;
 
 /// (piece, square) pairs: 12 pieces on 64 squares.
 const PIECE_SQUARES: usize = 12 * 64;
@@ -118,6 +123,30 @@ impl Searcher {
         }
     }
 
+    /// Whether continuation-history pruning skips the quiet move `m` at `ply` and
+    /// `depth`: its continuation history after the previous move is below
+    /// [`CMP_LIMIT`] or after the move two plies before below [`FMP_LIMIT`] (a missing
+    /// context never prunes).
+    pub(super) fn continuation_prunes(
+        &self,
+        pos: &Chess,
+        m: Move,
+        ply: usize,
+        depth: i32,
+        improving: bool,
+    ) -> bool {
+        let i = usize::from(improving);
+        if depth > CMP_MAX_DEPTH[i] {
+            return false;
+        }
+        let ps = piece_square(pos.turn(), m.role(), m.to()) as usize;
+        let [one, two] = cont_rows(&self.moved, ply);
+        let below = |row: Option<usize>, limit: i32| {
+            row.is_some_and(|row| i32::from(self.continuation[row + ps]) < limit)
+        };
+        below(one, CMP_LIMIT[i]) || below(two, FMP_LIMIT[i])
+    }
+
     pub(super) fn update_quiet_stats(
         &mut self,
         pos: &Chess,
@@ -132,7 +161,7 @@ impl Searcher {
             killers[0] = code;
         }
         let turn = pos.turn() as usize;
-        let bonus = (depth * depth).min(400);
+        let bonus = HISTORY_GAIN * (depth * depth).min(400);
         let rows = cont_rows(&self.moved, ply);
         let board = pos.board();
         let mut apply = |code: u16, delta: i32| {
@@ -185,11 +214,22 @@ mod tests {
             s.score_moves(&pos, &moves, 0, 1, &mut out);
             (out[reply], out[other])
         };
-        // After Nf3, the history and the continuation each gain the bonus (36) or lose it.
-        assert_eq!(scores(&s), (72, -72));
+        // After Nf3, the history and the continuation each gain the bonus (32 · 6²) or
+        // lose it.
+        let bonus = HISTORY_GAIN * 36;
+        assert_eq!(scores(&s), (2 * bonus, -2 * bonus));
         // After another move only the from-to history is left.
         s.moved[0] = piece_square(Color::White, Role::Pawn, Square::E4) + 1;
-        assert_eq!(scores(&s), (36, -36));
+        assert_eq!(scores(&s), (bonus, -bonus));
+        // A context where the reply did badly prunes it near the leaves, not deeper.
+        s.moved[0] = knight_f3;
+        let (r, o) = (moves[reply], moves[other]);
+        assert!(s.continuation_prunes(&pos, o, 1, 3, false));
+        assert!(!s.continuation_prunes(&pos, r, 1, 3, false));
+        assert!(!s.continuation_prunes(&pos, o, 1, 4, false));
+        // Without a previous move there is no context to judge by.
+        s.moved[0] = 0;
+        assert!(!s.continuation_prunes(&pos, o, 1, 3, false));
     }
 
     #[test]

@@ -28,6 +28,23 @@ pub const SEE_QUIET_MARGIN: i32 = 64;
 /// … and to a capture losing more than this times the depth squared.
 pub const SEE_NOISY_MARGIN: i32 = 20;
 
+/// Continuation-history pruning at a non-PV node, at depths up to this (one less when
+/// improving): a quiet move whose continuation history after the previous move is below
+/// [`CMP_LIMIT`] (after the move two plies before: [`FMP_LIMIT`]) is skipped. Index:
+/// `improving`.
+pub const CMP_MAX_DEPTH: [i32; 2] = [3, 2];
+/// See [`CMP_MAX_DEPTH`].
+pub const CMP_LIMIT: [i32; 2] = [0, -1000];
+/// See [`CMP_MAX_DEPTH`].
+pub const FMP_LIMIT: [i32; 2] = [-2000, -4000];
+
+/// ProbCut applies at non-PV nodes from this depth on …
+pub const PROBCUT_MIN_DEPTH: i32 = 5;
+/// … to captures that reach beta plus this margin, verified this many plies shallower.
+pub const PROBCUT_MARGIN: i32 = 100;
+/// See [`PROBCUT_MARGIN`].
+pub const PROBCUT_REDUCTION: i32 = 4;
+
 /// Late-move pruning at a non-PV node applies at depths up to this: after
 /// `LMP_BASE + depth²` quiet moves (half as many when the position is not improving) the
 /// remaining quiet moves are skipped.
