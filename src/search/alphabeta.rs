@@ -1,9 +1,8 @@
 //! The main alpha-beta search: principal variation search (negamax, fail-soft) with
 //! check and singular extensions, internal iterative reduction, reverse futility,
 //! null-move, ProbCut, late-move reductions, late-move, continuation-history, futility
-//! and SEE pruning (an `improving`
-//! flag tempers reverse futility, late-move pruning and the reductions); Syzygy WDL
-//! probes inside the tree.
+//! and SEE pruning (an `improving` flag tempers reverse futility, late-move and
+//! continuation-history pruning and the reductions); Syzygy WDL probes inside the tree.
 
 use super::tablebase::Outcome;
 use shakmaty::{Chess, Position};

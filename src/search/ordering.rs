@@ -1,7 +1,7 @@
 //! Move ordering: TT move, SEE-filtered MVV-LVA captures, killers, then the quiet moves
 //! by history (from-to, by side) plus continuation history (the move's piece and target
-//! after the moves one and two plies before); and the selection step that picks the best
-//! remaining move.
+//! after the moves one and two plies before), the continuation-history pruning test that
+//! reads the same tables; and the selection step that picks the best remaining move.
 
 use shakmaty::{Chess, Color, Move, MoveList, Position, Role, Square};
 

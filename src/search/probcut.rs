@@ -30,7 +30,7 @@ impl Searcher {
         }
         let r_beta = beta + PROBCUT_MARGIN;
         if let Some(h) = node.hit
-            && h.depth >= node.depth - PROBCUT_REDUCTION + 1
+            && h.depth > node.depth - PROBCUT_REDUCTION
             && score_from_tt(h.score, node.ply) < r_beta
         {
             return None;
