@@ -1,5 +1,5 @@
 -- chessgraph schema, version 10: the compact layout. A position is stored once, as its
--- packed bytes (src/chess/packed.rs, 9–25 bytes), found through an index on their 64-bit
+-- packed bytes (src/chess/packed.rs, 9–25 bytes), found through an index on their 47-bit
 -- key; its FEN is computed on demand. `positions`, `features` and `labels` stay readable
 -- with every column they had, as views over the tables that hold the rows; reading the
 -- FEN columns needs chessgraph's SQL functions (`board_fen`, see src/db/functions.rs),

@@ -152,6 +152,33 @@ pub enum Error {
     /// An input path that is a directory.
     #[error("{0}: is a directory")]
     InputIsDirectory(PathBuf),
+    /// A bulk import stopped before its rows were checked for duplicates, and the command
+    /// cannot settle it (it opened the database read-only).
+    #[error(
+        "the bulk import of {file} into {} stopped at line {line} before its rows were \
+         checked for duplicates; run `chessgraph import {file}` to finish it (or any command \
+         that writes the database, such as `chessgraph analyze`, to check them)",
+        db.display()
+    )]
+    UnfinishedImport {
+        /// The database.
+        db: PathBuf,
+        /// The file being imported, as stored.
+        file: String,
+        /// The last input line committed.
+        line: u64,
+    },
+    /// A bulk import into the database is running in another process.
+    #[error(
+        "an import of {file} into {} is running; run this command when it has finished",
+        db.display()
+    )]
+    ImportRunning {
+        /// The database.
+        db: PathBuf,
+        /// The file being imported, as stored.
+        file: String,
+    },
     /// The import's writer thread stopped (its own error is the one reported).
     #[error("import writer stopped")]
     WriterStopped,

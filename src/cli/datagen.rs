@@ -99,6 +99,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         args.max_plies
     );
     let mut conn = super::open_db(db_path)?;
+    super::settle_imports(&mut conn, db_path)?;
     let used = chessgraph::db::import::game_starts(&conn)?;
     let (mut source, resumed) = GeneratedSource::open(&mut conn, &source_name, "datagen")?;
     let stored: std::collections::HashSet<u64> = source.stored_games()?.into_iter().collect();

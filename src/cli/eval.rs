@@ -35,7 +35,7 @@ pub struct Args {
     /// From the database: the part of the split to evaluate (train, valid, test or all).
     #[arg(long, default_value = "test", value_name = "PART")]
     part: String,
-    /// Evaluate only this many positions (from the database: a fixed pseudo-random sample; from a file: the first N).
+    /// Evaluate only this many positions (from the database: a fixed sample of the labelled ones, chosen by a hash of the FEN, so imports of other positions leave it as it is; from a file: the first N).
     #[arg(long, value_name = "N")]
     sample: Option<usize>,
     /// K of the Texel loss σ(K·cp), the same for every evaluator [default: fitted on the positions' labels and game results, else ln(10)/400].

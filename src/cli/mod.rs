@@ -67,7 +67,35 @@ pub fn open_existing(path: &Path, first: &str) -> anyhow::Result<rusqlite::Conne
     if !path.exists() {
         anyhow::bail!("no database at {} (run {first} first)", path.display());
     }
-    open_db(path)
+    let mut conn = open_db(path)?;
+    settle_imports(&mut conn, path)?;
+    Ok(conn)
+}
+
+/// Settles the interrupted bulk imports of the open database before a command reads its
+/// positions ([`chessgraph::db::import::settle`]), saying so on standard error.
+pub fn settle_imports(conn: &mut rusqlite::Connection, path: &Path) -> anyhow::Result<()> {
+    let settled = match chessgraph::db::import::settle(conn) {
+        Ok(settled) => settled,
+        Err(e @ chessgraph::Error::ImportRunning { .. }) => return Err(e.into()),
+        Err(e) => {
+            return Err(e).with_context(|| {
+                format!("cannot check the interrupted import in {}", path.display())
+            });
+        }
+    };
+    for u in settled {
+        warn!(
+            "chessgraph: the bulk import of {} into {} had stopped at line {}: its {} rows are \
+             now checked for duplicates (`chessgraph import {}` imports the rest)",
+            u.path,
+            path.display(),
+            u.line,
+            u.rows,
+            u.path
+        );
+    }
+    Ok(())
 }
 
 /// Opens the database at `path` for a command that only reads it: read-only, so it works
@@ -76,9 +104,26 @@ pub fn open_reading(path: &Path, first: &str) -> anyhow::Result<rusqlite::Connec
     if !path.exists() {
         anyhow::bail!("no database at {} (run {first} first)", path.display());
     }
-    match chessgraph::db::open_read_only(path) {
+    let opened = match chessgraph::db::open_read_only(path) {
+        // A writable connection settles an interrupted bulk import; where the file cannot
+        // be written the refusal, which says how to settle it, stands.
+        Err(e @ chessgraph::Error::UnfinishedImport { .. }) => match chessgraph::db::open(path) {
+            Ok(mut conn) => {
+                settle_imports(&mut conn, path)?;
+                drop(conn);
+                chessgraph::db::open_read_only(path)
+            }
+            Err(_) => Err(e),
+        },
+        opened => opened,
+    };
+    match opened {
         Ok(conn) => Ok(conn),
-        Err(e @ chessgraph::Error::DatabaseIsDirectory { .. }) => Err(e.into()),
+        Err(
+            e @ (chessgraph::Error::DatabaseIsDirectory { .. }
+            | chessgraph::Error::UnfinishedImport { .. }
+            | chessgraph::Error::ImportRunning { .. }),
+        ) => Err(e.into()),
         Err(e) => Err(e).with_context(|| format!("cannot open database {}", path.display())),
     }
 }

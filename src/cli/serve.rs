@@ -56,6 +56,10 @@ pub struct Args {
 
 /// Runs `chessgraph serve` until the process is ended.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
+    if db_path.exists() {
+        // Settles an interrupted bulk import first (the server only reads).
+        drop(super::open_reading(db_path, "`chessgraph import FILE`")?);
+    }
     let options = Options {
         db: db_path.to_owned(),
         addr: args.addr,

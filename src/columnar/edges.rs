@@ -34,9 +34,12 @@ pub fn compute(positions: &[(i64, String)]) -> Result<Vec<Vec<Edge>>> {
         .par_iter()
         .map(|(id, fen)| {
             let board_field = fen.split(' ').next().unwrap_or_default();
-            let board: Board = board_field.parse().map_err(|e| {
-                Error::Invalid(format!("position {id} ({fen}) in the database: {e}"))
-            })?;
+            let board: Board = board_field
+                .parse()
+                .map_err(|e: shakmaty::fen::ParseFenError| Error::StoredPosition {
+                    fen: format!("#{id} {fen}"),
+                    source: e.into(),
+                })?;
             let mut edges = Vec::with_capacity(32);
             graph::edges(&board, &mut edges);
             edges.sort_unstable_by_key(|e| (e.to_sq, e.from_sq));

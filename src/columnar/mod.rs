@@ -2,8 +2,10 @@
 //! pyarrow read as they are (`chessgraph export-data --format parquet --out DIR`).
 //!
 //! `positions`, `features`, `labels` and `splits` are copied column for column from
-//! SQLite (see [`table`]); `edges` is computed from the positions' boards ([`edges`]), so
-//! a database analyzed with `--edges none` still exports the whole graph. Every table is
+//! SQLite (see [`table`]); `edges` holds the graph of every analyzed position (every one
+//! with a `features` row, as in SQLite), computed from its board ([`edges`]), so a database
+//! analyzed with `--edges none` still exports the whole graph, and one analyzed with
+//! `--edges all` exports the rows of its `edges` table. Every table is
 //! written as numbered files of at most `rows_per_file` rows ([`parts`]):
 //! `DIR/positions-00000.parquet`, `DIR/edges-00000.parquet`, `DIR/edges-00001.parquet`, …
 //! Everything streams: memory does not grow with the database.
@@ -120,8 +122,8 @@ fn export_tables(
     opts: &ExportOptions,
     progress: &ProgressBar,
 ) -> Result<Vec<PartsSummary>> {
-    let positions = db_export::row_count(conn, "positions")?;
-    let mut total = positions; // the edge pass reads every position again
+    // Rows written: the edges' count is added as their graphs are computed.
+    let mut total = 0;
     for t in &db_export::TABLES {
         total += db_export::row_count(conn, t.name)?;
     }
@@ -164,7 +166,7 @@ fn export_table(
     writer.finish()
 }
 
-/// Computes and writes the attack/defense graph of every position.
+/// Computes and writes the attack/defense graph of every analyzed position.
 fn export_edges(
     conn: &Connection,
     dir: &Path,
@@ -172,11 +174,13 @@ fn export_edges(
     progress: &ProgressBar,
 ) -> Result<PartsSummary> {
     let mut writer = parts::PartWriter::new(dir, EDGES, edges::schema(), opts.rows_per_file);
-    db_export::for_each_position_chunk(conn, GRAPH_CHUNK, |chunk| {
+    db_export::for_each_analyzed_chunk(conn, GRAPH_CHUNK, |chunk| {
         let graphs = edges::compute(chunk)?;
         let ids: Vec<i64> = chunk.iter().map(|(id, _)| *id).collect();
+        let rows = graphs.iter().map(Vec::len).sum::<usize>() as u64;
         writer.write(&edges::batch(&ids, &graphs)?)?;
-        progress.inc(chunk.len() as u64);
+        progress.inc_length(rows);
+        progress.inc(rows);
         Ok(())
     })?;
     writer.finish()

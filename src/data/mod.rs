@@ -519,14 +519,28 @@ pub enum LabelError {
     /// A mate in 0 for a side that is not checkmated.
     #[error("mate in 0 but the side to move is not checkmated")]
     MateInZero,
+    /// A centipawn evaluation beyond what an engine reports short of mate.
+    #[error(
+        "evaluation {0} cp is beyond ±{MAX_LABEL_CP} cp, which no engine reports short of mate \
+         (a mate score is written like #-3)"
+    )]
+    OutOfRange(i32),
 }
 
+/// The largest centipawn label accepted: engines stay below it short of mate (Stockfish's
+/// largest non-mate score is about 15,300 cp), and it is the evaluators' own limit
+/// ([`crate::eval::EVAL_LIMIT`]), so a larger number is a mate score written as centipawns
+/// or a typing error, and would dominate any RMSE or fit it entered.
+pub const MAX_LABEL_CP: i32 = crate::eval::EVAL_LIMIT;
+
 /// Checks a label against its position: a mate in 0 (`#0`, `#-0`, `dm 0`) is only true of a
-/// position whose side to move is checkmated.
+/// position whose side to move is checkmated, and centipawns stay within
+/// ±[`MAX_LABEL_CP`].
 pub fn check_label(label: Label, pos: &shakmaty::Chess) -> std::result::Result<Label, LabelError> {
     use shakmaty::Position;
     match label {
         Label::Mate(0) if !pos.is_checkmate() => Err(LabelError::MateInZero),
+        Label::Cp(cp) if cp.abs() > MAX_LABEL_CP => Err(LabelError::OutOfRange(cp)),
         l => Ok(l),
     }
 }
@@ -580,6 +594,24 @@ mod tests {
         ] {
             assert!(Label::parse_csv(bad).is_err(), "{bad:?} accepted");
         }
+    }
+
+    #[test]
+    fn centipawns_beyond_the_limit_are_refused() {
+        let pos = shakmaty::Chess::default();
+        assert_eq!(check_label(Label::Cp(20_000), &pos), Ok(Label::Cp(20_000)));
+        assert_eq!(
+            check_label(Label::Cp(-15_312), &pos),
+            Ok(Label::Cp(-15_312))
+        );
+        assert_eq!(
+            check_label(Label::Cp(40_000), &pos),
+            Err(LabelError::OutOfRange(40_000))
+        );
+        assert_eq!(
+            check_label(Label::Cp(-20_001), &pos),
+            Err(LabelError::OutOfRange(-20_001))
+        );
     }
 
     #[test]

@@ -115,11 +115,13 @@ pub fn analyze(
     progress.set_length(todo);
     let mut summary = AnalyzeSummary::default();
     if todo == 0 {
+        // A run killed after dropping the index left it missing: build it now.
+        conn.execute_batch(INDEX_SQL)?;
         return Ok(summary);
     }
-    // Bulk loads are faster with the secondary index built once at the end.
-    let bulk = todo > 50_000;
-    if bulk {
+    // Bulk loads are faster with the secondary index built once at the end. A run killed
+    // before that leaves it missing; the next run (whatever it has to do) builds it.
+    if todo > 50_000 {
         conn.execute_batch("DROP INDEX IF EXISTS edges_attacks")?;
     }
     let chunk_size = opts.chunk_size.max(1);
@@ -154,9 +156,7 @@ pub fn analyze(
             ready = Some(computed);
         }
     }
-    if bulk {
-        conn.execute_batch(INDEX_SQL)?;
-    }
+    conn.execute_batch(INDEX_SQL)?;
     summary.seconds = started.elapsed().as_secs_f64();
     Ok(summary)
 }

@@ -166,13 +166,17 @@ pub fn for_each_row(
     Ok(())
 }
 
-/// Calls `f` with chunks of at most `chunk` positions `(id, normalized FEN)`, by id.
-pub fn for_each_position_chunk(
+/// Calls `f` with chunks of at most `chunk` analyzed positions (those with a `features`
+/// row) `(id, normalized FEN)`, by id.
+pub fn for_each_analyzed_chunk(
     conn: &Connection,
     chunk: usize,
     mut f: impl FnMut(&[(i64, String)]) -> Result<()>,
 ) -> Result<()> {
-    let mut stmt = conn.prepare("SELECT id, fen FROM positions ORDER BY id")?;
+    let mut stmt = conn.prepare(
+        "SELECT p.id, p.fen FROM positions p \
+         WHERE EXISTS (SELECT 1 FROM feature_rows f WHERE f.position_id = p.id) ORDER BY p.id",
+    )?;
     let mut rows = stmt.query([])?;
     let mut buf = Vec::with_capacity(chunk);
     while let Some(row) = rows.next()? {

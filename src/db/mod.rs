@@ -75,8 +75,7 @@ pub fn open_read_only(path: &Path) -> Result<Connection> {
     let conn = if dir_writable {
         Connection::open_with_flags(path, flags)?
     } else {
-        let uri = format!("file:{}?immutable=1", path.display());
-        Connection::open_with_flags(uri, flags)?
+        Connection::open_with_flags(immutable_uri(path), flags)?
     };
     conn.busy_timeout(std::time::Duration::from_secs(30))?;
     functions::register(&conn)?;
@@ -96,7 +95,38 @@ pub fn open_read_only(path: &Path) -> Result<Connection> {
             known,
         });
     }
+    // An interrupted bulk import leaves rows unchecked for duplicates: a read-only
+    // connection cannot settle them, so it refuses to read positions that may be doubled.
+    if let Some(u) = import::unfinished(&conn)?.into_iter().next() {
+        return Err(Error::UnfinishedImport {
+            db: path.to_owned(),
+            file: u.path,
+            line: u.line,
+        });
+    }
     Ok(conn)
+}
+
+/// The SQLite URI that opens `path` immutable: `?`, `#` and `%` in a file name would end
+/// the path or start an escape, so every byte but the unreserved ones and `/` is
+/// percent-encoded; an absolute path gets the empty authority (`file:///…`).
+fn immutable_uri(path: &Path) -> String {
+    use std::fmt::Write;
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let mut uri = String::from(if bytes.first() == Some(&b'/') {
+        "file://"
+    } else {
+        "file:"
+    });
+    for &b in bytes {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            uri.push(char::from(b));
+        } else {
+            let _ = write!(uri, "%{b:02X}");
+        }
+    }
+    uri.push_str("?immutable=1");
+    uri
 }
 
 /// Whether a file can be created beside `path` (SQLite's `-wal`/`-shm` files).
@@ -259,6 +289,20 @@ mod tests {
                 .query_row("SELECT board_fen(pack_fen(?1))", [start], |r| r.get(0))
                 .unwrap();
             assert_eq!(fen, start);
+        }
+    }
+
+    #[test]
+    fn immutable_uri_keeps_odd_file_names() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["a?b.db", "c#d.db", "e%41f.db", "g h.db"] {
+            let path = dir.path().join(name);
+            drop(open(&path).unwrap());
+            let flags =
+                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI;
+            let conn = Connection::open_with_flags(immutable_uri(&path), flags).unwrap();
+            assert_eq!(conn.path(), Some(path.to_str().unwrap()), "{name}");
+            assert_eq!(schema_version(&conn).unwrap(), MIGRATIONS.len() as i64);
         }
     }
 

@@ -74,7 +74,7 @@ pub fn breakdown(evaluator: &Evaluator, pos: &Chess) -> Option<Breakdown> {
         .collect();
     out.sort_by(|a, b| b.cp.abs().total_cmp(&a.cp.abs()).then(a.name.cmp(&b.name)));
     Some(Breakdown {
-        total: evaluator.evaluate_terms(&list),
+        total: evaluator.evaluate_terms(&list)?,
         phase,
         terms: out,
     })

@@ -400,17 +400,15 @@ impl Evaluator {
     }
 
     /// The evaluation computed from a term list (equal to [`Evaluator::evaluate`] of the
-    /// position the list was made from).
-    pub fn evaluate_terms(&self, terms: &TermList) -> i32 {
-        let Model::Linear(Linear { weights, .. }) = &self.model else {
-            return 0;
-        };
+    /// position the list was made from); `None` for a network, which has no terms.
+    pub fn evaluate_terms(&self, terms: &TermList) -> Option<i32> {
+        let weights = self.weights()?;
         let (mut mg, mut eg) = (0i64, 0i64);
         for &(i, c) in terms.entries() {
             mg += i64::from(c) * i64::from(weights.mg[i as usize]);
             eg += i64::from(c) * i64::from(weights.eg[i as usize]);
         }
-        taper(mg, eg, terms.phase())
+        Some(taper(mg, eg, terms.phase()))
     }
 
     /// A built-in evaluator by name ([`BUILTIN_NAMES`]).

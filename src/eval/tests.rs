@@ -40,7 +40,7 @@ fn evaluate_equals_term_function_on_fixture() {
         terms(pos, &mut tl);
         for e in &evals {
             assert_eq!(
-                e.evaluate(pos),
+                Some(e.evaluate(pos)),
                 e.evaluate_terms(&tl),
                 "{} on {}",
                 e.name(),
@@ -212,4 +212,18 @@ fn batch_evaluation_equals_one_by_one() {
         }
         assert!(batch.iter().any(|&v| v != batch[0]), "{batch:?}");
     }
+}
+
+#[test]
+fn a_network_has_no_terms_to_evaluate() {
+    let mut tl = TermList::new();
+    terms(&shakmaty::Chess::default(), &mut tl);
+    assert_eq!(
+        Evaluator::builtin("nnue").unwrap().evaluate_terms(&tl),
+        None
+    );
+    assert_eq!(
+        Evaluator::builtin("material").unwrap().evaluate_terms(&tl),
+        Some(0)
+    );
 }

@@ -76,8 +76,12 @@ pub fn read_file(
 }
 
 /// Reads the positions of one part of the database's split (all parts when `None`), or a
-/// deterministic sample of `limit` of them (by a hash of the FEN, so the same positions
-/// every time), with the labels `labels` chooses.
+/// fixed sample of `limit` of its labelled ones, with the labels `labels` chooses.
+///
+/// The sample is the `limit` labelled positions whose normalized FEN hashes lowest: it
+/// depends on neither row order nor ids, positions without a label (datagen's, another
+/// labeller's) never enter it, and an import changes it only by the labelled positions it
+/// adds that hash lower (each one displacing one).
 pub fn read_db(
     conn: &Connection,
     part: Option<Part>,
@@ -111,6 +115,7 @@ pub fn read_db(
         })?
         .collect::<std::result::Result<_, _>>()?;
     if let Some(n) = limit {
+        rows.retain(|(_, label, _)| *label != Label::None);
         rows.sort_by_cached_key(|(fen, ..)| split::bucket_u64(fen, 0x5eed));
         rows.truncate(n);
     }

@@ -10,8 +10,9 @@
 //! as its move (the plies between keep their evaluated ancestor's), so the accumulator
 //! holds every feature and the output layer reads it alone.
 //!
-//! In debug builds every evaluation is checked against a full refresh, so the test suite
-//! proves the incremental path on whatever positions its searches reach.
+//! The tests walk lines of moves and null moves, evaluating some plies and skipping others
+//! as the search does, and compare every evaluation with a full refresh; in debug builds
+//! every evaluation the search makes is also checked against one.
 
 use std::sync::Arc;
 
@@ -95,9 +96,71 @@ mod tests {
     use crate::nnue::FeatureSet;
     use crate::search::{Limits, Quiescence, Searcher};
 
-    /// Searches with the built-in network through captures, promotions, castling, en
-    /// passant and null moves; the debug assertion in [`NnueState::evaluate`] compares
-    /// every evaluation with a refresh, and the scores are the trainer's (same network).
+    /// Walks every line of `depth` plies from `pos` through its first moves and a null
+    /// move, made as the search makes them, evaluating at even plies and at the leaves
+    /// only (the lazy updates cover the plies between), and asserts that each evaluation
+    /// equals a refresh. Returns the evaluations compared.
+    fn walk(state: &mut NnueState, pos: &Chess, ply: usize, depth: usize) -> usize {
+        let mut compared = 0;
+        if ply.is_multiple_of(2) || depth == 0 {
+            let refreshed = state.net.evaluate(pos);
+            let v = state.evaluate(pos, ply);
+            assert_eq!(
+                v,
+                refreshed,
+                "ply {ply}: {}",
+                crate::chess::fen::to_fen(pos)
+            );
+            compared += 1;
+        }
+        if depth == 0 {
+            return compared;
+        }
+        for m in pos.legal_moves().iter().take(8) {
+            let mut child = pos.clone();
+            child.play_unchecked(*m);
+            state.make(ply, pos.turn(), Some(*m));
+            compared += walk(state, &child, ply + 1, depth - 1);
+        }
+        if !pos.is_check()
+            && let Some(child) = crate::search::pruning::null_move(pos)
+        {
+            state.make(ply, pos.turn(), None);
+            compared += walk(state, &child, ply + 1, depth - 1);
+        }
+        compared
+    }
+
+    /// The incremental evaluation equals a refresh along lines through captures,
+    /// promotions, castling, en passant and null moves, for a network without and one with
+    /// threat inputs: asserted here, so in release builds too.
+    #[test]
+    fn incremental_evaluation_equals_a_refresh() {
+        let threats =
+            crate::nnue::network::tests::random_network_bucketed(FeatureSet::Threats, 32, 8, 5);
+        let builtin = Evaluator::builtin("nnue").unwrap();
+        for net in [builtin.network().unwrap().clone(), Arc::new(threats)] {
+            let mut state = NnueState::new(net);
+            let mut compared = 0;
+            for fen in FENS {
+                let pos = parse_position(fen).unwrap();
+                state.set_root(&pos);
+                compared += walk(&mut state, &pos, 0, 3);
+            }
+            assert!(compared > 1000, "{compared}");
+        }
+    }
+
+    const FENS: [&str; 4] = [
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+        "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    ];
+
+    /// Searches with the built-in network and a threat network; in debug builds
+    /// [`NnueState::evaluate`] checks every evaluation the search makes against a refresh,
+    /// and the quiescence scores are the static evaluations of their leaves.
     #[test]
     fn searches_evaluate_incrementally_like_a_refresh() {
         let threats =
@@ -110,12 +173,7 @@ mod tests {
         let mut searcher = Searcher::new(e.clone(), 4);
         let mut q = Quiescence::new(e.clone());
         let mut nodes = 0;
-        for fen in [
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
-            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
-            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-        ] {
+        for fen in FENS {
             let pos = parse_position(fen).unwrap();
             let limits = Limits {
                 depth: Some(4),

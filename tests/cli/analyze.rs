@@ -90,3 +90,22 @@ cgtest!(analyze_without_db_is_a_clear_error, |dir| {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("run `chessgraph import FILE` first"));
 });
+
+cgtest!(
+    analyze_builds_the_attack_index_a_killed_run_dropped,
+    |dir| {
+        dir.ok(&["import", "-q", &fixture("positions-2000.csv")]);
+        // A run killed between dropping the index and building it again leaves it missing.
+        dir.ok(&["analyze", "-q"]);
+        let index = "SELECT count(*) FROM sqlite_schema WHERE name = 'edges_attacks'";
+        dir.sql().execute_batch("DROP INDEX edges_attacks").unwrap();
+        dir.ok(&["import", "-q", &fixture("bestmoves-1500.epd")]);
+        dir.ok(&["analyze", "-q"]);
+        assert_eq!(dir.int(index), 1);
+        // Also when nothing is left to analyze.
+        dir.sql().execute_batch("DROP INDEX edges_attacks").unwrap();
+        let out = dir.ok(&["analyze", "-q"]);
+        assert!(out.contains("nothing to analyze"), "{out}");
+        assert_eq!(dir.int(index), 1);
+    }
+);

@@ -205,3 +205,153 @@ cgtest!(import_analyze_stores_the_features_analyze_computes, |dir| {
         assert!(again.contains("nothing to analyze"), "{again}");
     }
 });
+
+/// A CSV whose first 300 rows (the batches [`killed_bulk_import`] commits) hold 150
+/// positions twice each, then 100 more.
+fn doubled_csv(dir: &Dir) -> String {
+    let text = std::fs::read_to_string(fixture("positions-2000.csv")).unwrap();
+    let rows: Vec<&str> = text.lines().skip(1).take(250).collect();
+    let mut csv = String::from("FEN,Evaluation\n");
+    for row in &rows[..150] {
+        csv.push_str(&format!("{row}\n{row}\n"));
+    }
+    for row in &rows[150..] {
+        csv.push_str(&format!("{row}\n"));
+    }
+    dir.create("doubled.csv", csv).to_str().unwrap().to_owned()
+}
+
+/// Rows that hang off a position row that no longer exists.
+fn orphans(dir: &Dir) -> i64 {
+    dir.int(
+        "SELECT (SELECT count(*) FROM edges WHERE position_id NOT IN (SELECT id FROM position_rows)) \
+         + (SELECT count(*) FROM feature_rows WHERE position_id NOT IN (SELECT id FROM position_rows)) \
+         + (SELECT count(*) FROM label_rows WHERE position_id NOT IN (SELECT id FROM position_rows))",
+    )
+}
+
+/// Positions stored more than once.
+fn doubled(dir: &Dir) -> i64 {
+    dir.int(
+        "SELECT count(*) FROM (SELECT board FROM position_rows GROUP BY board HAVING count(*) > 1)",
+    )
+}
+
+cgtest!(a_running_bulk_import_is_not_settled_under_it, |dir| {
+    dir.ok(&["import", "--bulk", "never", &fixture("lichess-evals.jsonl")]);
+    let csv = doubled_csv(&dir);
+    let args = [
+        "import",
+        "--bulk",
+        "always",
+        "--batch-size",
+        "100",
+        csv.as_str(),
+    ];
+    let mut child = dir.spawn_paused_after_batch(&args, 3);
+    // Paused, not killed: the import still runs, so nothing may settle its rows.
+    let out = dir.run(&["analyze", "-q"]);
+    let _ = child.kill();
+    child.wait().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("doubled.csv") && err.contains("is running"),
+        "{err}"
+    );
+    assert_eq!(dir.int("SELECT count(*) FROM feature_rows"), 0);
+});
+
+cgtest!(
+    every_command_that_reads_positions_settles_an_interrupted_bulk_import,
+    |_dir| {
+        let reference = Dir::new();
+        reference.ok(&["import", "--bulk", "never", &fixture("lichess-evals.jsonl")]);
+        reference.ok(&["import", "--bulk", "always", &doubled_csv(&reference)]);
+        #[allow(unused_mut)]
+        let mut commands: Vec<&[&str]> = vec![
+            &["analyze", "-q"],
+            &["fit", "linear"],
+            &["tune", "--max-steps", "1", "-q"],
+            &[
+                "train", "--epochs", "1", "--hidden", "8", "--out", "n.nnue", "-q",
+            ],
+            &["eval", "--evaluator", "material", "--part", "all"],
+            &["report", "--out", "r.md"],
+            &["heatmap", "--out-dir", "hm"],
+            &["stats"],
+            &["datagen", "--games", "1", "--nodes", "200", "-q"],
+        ];
+        #[cfg(feature = "parquet")]
+        commands.push(&["export-data", "--out", "pq", "-q"]);
+        #[cfg(feature = "serve")]
+        commands.push(&["serve"]);
+        for command in commands {
+            let d = Dir::new();
+            d.ok(&["import", "--bulk", "never", &fixture("lichess-evals.jsonl")]);
+            let csv = doubled_csv(&d);
+            let args = killed_bulk_import(&d, &csv);
+            assert!(
+                doubled(&d) > 100,
+                "{command:?}: the killed run stored duplicates"
+            );
+            if command == ["serve"] {
+                #[cfg(feature = "serve")]
+                drop(crate::serve::serve(&d, &[]));
+            } else {
+                // It may fail for its own reasons (no features to fit yet), but only after
+                // the positions are one row each again.
+                let out = d.run(command);
+                let err = String::from_utf8_lossy(&out.stderr);
+                assert!(
+                    err.contains("now checked for duplicates"),
+                    "{command:?}: {err}"
+                );
+            }
+            assert_eq!(
+                d.int("SELECT count(*) FROM sources WHERE bulk_after_id IS NOT NULL"),
+                0,
+                "{command:?}"
+            );
+            assert_eq!(doubled(&d), 0, "{command:?}");
+            // Whatever the command wrote for the positions, the resumed import ends as the
+            // uninterrupted one, with nothing left pointing at a merged row.
+            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            let out = d.ok(&refs);
+            assert!(out.contains("resumed"), "{command:?}: {out}");
+            d.ok(&["analyze", "-q"]);
+            assert_eq!(orphans(&d), 0, "{command:?}");
+            assert_eq!(doubled(&d), 0, "{command:?}");
+            assert_eq!(
+                d.int("SELECT count(*) FROM features"),
+                d.int("SELECT count(*) FROM positions"),
+                "{command:?}"
+            );
+            let positions = |x: &Dir| {
+                x.rows("SELECT fen, eval_cp, mate FROM positions WHERE source_id <= 2 ORDER BY fen")
+            };
+            assert_eq!(positions(&d), positions(&reference), "{command:?}");
+        }
+    }
+);
+
+cgtest!(a_bulk_merge_removes_what_hangs_off_the_merged_rows, |dir| {
+    dir.ok(&["import", "--bulk", "never", &fixture("lichess-evals.jsonl")]);
+    let csv = doubled_csv(&dir);
+    let args = killed_bulk_import(&dir, &csv);
+    // What an analyze and a label before the merge would have written for the doubled
+    // rows (commands now settle the import first; other programs may not).
+    dir.sql()
+        .execute_batch(
+            "INSERT INTO edges (position_id, from_sq, to_sq, attacker, target, kind) \
+             SELECT id, 0, 1, 'K', 'k', 'attack' FROM position_rows WHERE source_id = 2; \
+             INSERT INTO feature_rows SELECT id, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 \
+             FROM position_rows WHERE source_id = 2;",
+        )
+        .unwrap();
+    assert!(doubled(&dir) > 100);
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    dir.ok(&refs);
+    assert_eq!(doubled(&dir), 0);
+    assert_eq!(orphans(&dir), 0);
+});

@@ -654,3 +654,27 @@ cgtest!(a_pgn_reject_names_the_line_of_its_move, |dir| {
     assert!(out.contains("badmove.pgn:6: illegal move 3.Qxh8"), "{out}");
     assert_eq!(dir.int("SELECT count(*) FROM positions"), 3);
 });
+
+cgtest!(centipawns_beyond_any_engine_are_rejected, |dir| {
+    dir.create(
+        "big.csv",
+        "FEN,Evaluation\n4k3/8/8/8/8/8/8/3QK3 w - - 0 1,+40000\n4k3/8/8/8/8/8/8/3RK3 w - - 0 1,+500\n",
+    );
+    dir.ok(&["import", "big.csv"]);
+    assert_eq!(
+        dir.int("SELECT sum(eval_cp) * count(*) FROM positions"),
+        500
+    );
+    let why: String = dir
+        .sql()
+        .query_row(
+            "SELECT line || ': ' || reason FROM import_errors",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        why.starts_with("2: evaluation 40000 cp is beyond ±20000 cp"),
+        "{why}"
+    );
+});

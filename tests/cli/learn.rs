@@ -384,3 +384,31 @@ cgtest!(heatmap_means_match_the_database, |dir| {
     );
     assert!(e.contains("bogus_column"), "{e}");
 });
+
+cgtest!(eval_sample_stays_when_unlabelled_positions_come, |dir| {
+    dir.ok(&["import", "-q", &fixture("positions-2000.csv")]);
+    let measure = || -> serde_json::Value {
+        let args = [
+            "eval",
+            "--evaluator",
+            "material",
+            "--sample",
+            "60",
+            "--json",
+        ];
+        let report: serde_json::Value = serde_json::from_str(&dir.ok(&args)).unwrap();
+        report[0].clone()
+    };
+    let before = measure();
+    // 300 positions without an evaluation, some of them in the test part and hashing
+    // among the lowest: they are not what the sample measures.
+    dir.ok(&["import", "-q", &fixture("wac.epd")]);
+    assert!(
+        dir.int(
+            "SELECT count(*) FROM positions p JOIN splits s ON s.position_id = p.id \
+             WHERE s.part = 'test' AND p.eval_cp IS NULL AND p.mate IS NULL"
+        ) > 10
+    );
+    assert_eq!(measure(), before);
+    assert_eq!(before["positions"], 60);
+});

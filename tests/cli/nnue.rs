@@ -273,6 +273,26 @@ cgtest!(train_and_network_errors, |dir| {
         "{err}"
     );
 
+    // One labelled position, in the train part: no valid part to choose an epoch on.
+    let one = crate::util::Dir::new();
+    one.create(
+        "one.csv",
+        "FEN,Evaluation\n4k3/8/8/8/8/8/8/3QK3 w - - 0 1,+900\n",
+    );
+    one.ok(&["import", "one.csv"]);
+    assert_eq!(
+        one.int("SELECT count(*) FROM splits WHERE part = 'train'"),
+        1
+    );
+    let out = one.run(&["train", "--out", "x.nnue"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no labelled positions in the valid part"),
+        "{err}"
+    );
+    assert!(!one.path().join("x.nnue").exists());
+
     // Damaged network files are refused with the file's name and what is wrong.
     dir.ok(&["export-evaluator", "nnue", "--out", "good.nnue"]);
     let good = std::fs::read(dir.path().join("good.nnue")).unwrap();

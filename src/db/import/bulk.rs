@@ -11,11 +11,13 @@
 //! A killed bulk import leaves its source marked (`sources.bulk_after_id`, `bulk_line`):
 //! every batch commits its rows with the last input line they reach, so the next run of
 //! the same file skips the lines committed and goes on; the duplicate search and the index
-//! are one final transaction. An import of another file first finishes that search for
-//! the rows committed (the interrupted source then resumes like a killed row-by-row one);
-//! other commands see its rows unchecked until then.
+//! are one final transaction. An import of another file, and every other command that
+//! reads positions, first finishes that search for the rows committed ([`settle`]; the
+//! interrupted source then resumes like a killed row-by-row one). A bulk import that is
+//! still running holds a lock on the database file ([`Running`]), so that no other process
+//! settles its rows under it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
@@ -121,6 +123,91 @@ pub(super) fn settle_others(conn: &mut Connection, resuming: Option<i64>) -> Res
         tx.commit()?;
     }
     Ok(())
+}
+
+/// An interrupted bulk import: its rows are stored but not yet checked for duplicates.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unfinished {
+    /// Its source's id.
+    pub source_id: i64,
+    /// The file, as the import stored it.
+    pub path: String,
+    /// The last input line it committed.
+    pub line: u64,
+    /// The rows it stored.
+    pub rows: u64,
+}
+
+/// The interrupted bulk imports of the database, oldest first.
+pub fn unfinished(conn: &Connection) -> Result<Vec<Unfinished>> {
+    Ok(conn
+        .prepare(
+            "SELECT id, path, coalesce(bulk_line, 0), rows_imported FROM sources \
+             WHERE bulk_after_id IS NOT NULL ORDER BY id",
+        )?
+        .query_map([], |r| {
+            Ok(Unfinished {
+                source_id: r.get(0)?,
+                path: r.get(1)?,
+                line: r.get(2)?,
+                rows: r.get(3)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
+/// Settles every interrupted bulk import before a command reads positions: its committed
+/// rows are merged into the earlier rows of their positions (with everything that hangs
+/// off them) and the position index is rebuilt, so that the database holds one row per
+/// position again. The sources stay unfinished: importing the file again goes on from
+/// there. Returns what it settled, as it was before; refuses while a bulk import runs.
+pub fn settle(conn: &mut Connection) -> Result<Vec<Unfinished>> {
+    let found = unfinished(conn)?;
+    if found.is_empty() {
+        return Ok(found);
+    }
+    if Running::held(conn) {
+        return Err(Error::ImportRunning {
+            db: db_path(conn).unwrap_or_default(),
+            file: found[0].path.clone(),
+        });
+    }
+    settle_others(conn, None)?;
+    Ok(found)
+}
+
+/// The database file of `conn` (none for an in-memory database).
+fn db_path(conn: &Connection) -> Option<PathBuf> {
+    conn.path().filter(|p| !p.is_empty()).map(PathBuf::from)
+}
+
+/// The lock a running bulk import holds on its database file (an advisory `flock`, which
+/// SQLite's own byte-range locks do not see), so that other processes can tell it from an
+/// interrupted one. Released when dropped, or when the process ends however it ends.
+pub(super) struct Running {
+    _file: Option<std::fs::File>,
+}
+
+impl Running {
+    /// Takes the lock on `conn`'s file (nothing for an in-memory database, or where the
+    /// system has no such locks).
+    pub(super) fn hold(conn: &Connection) -> Running {
+        let file = db_path(conn)
+            .and_then(|p| std::fs::File::open(p).ok())
+            .filter(|f| f.try_lock().is_ok());
+        Running { _file: file }
+    }
+
+    /// Whether another open file holds the lock on `conn`'s file.
+    fn held(conn: &Connection) -> bool {
+        let Some(file) = db_path(conn).and_then(|p| std::fs::File::open(p).ok()) else {
+            return false;
+        };
+        matches!(
+            file.try_lock_shared(),
+            Err(std::fs::TryLockError::WouldBlock)
+        )
+    }
 }
 
 /// Lets the index build's sort spill to temporary files instead of memory (outside a
@@ -229,6 +316,11 @@ pub(super) fn finish(
         }
     }
     tx.execute(
+        "DELETE FROM label_failures WHERE position_id > ?1 \
+         AND position_id NOT IN (SELECT id FROM position_rows)",
+        [after],
+    )?;
+    tx.execute(
         "UPDATE sources SET bulk_after_id = NULL, bulk_line = NULL WHERE id = ?1",
         [source_id],
     )?;
@@ -258,9 +350,13 @@ fn merge(tx: &Transaction<'_>, first: i64, dup: i64) -> Result<()> {
          WHERE labeller_id IN (SELECT id FROM labellers) AND position_id = ?2",
     )?
     .execute(params![first, dup])?;
+    // Everything that hangs off a position row goes with it: a command that ran before the
+    // merge (an `analyze`, a `label`) may have given the duplicate features, edges or labels
+    // (its label failures, keyed by labeller first, are cleared once in `finish`).
     for sql in [
         "DELETE FROM label_rows WHERE labeller_id IN (SELECT id FROM labellers) AND position_id = ?1",
         "DELETE FROM feature_rows WHERE position_id = ?1",
+        "DELETE FROM edges WHERE position_id = ?1",
         "DELETE FROM position_rows WHERE id = ?1",
     ] {
         tx.prepare_cached(sql)?.execute([dup])?;

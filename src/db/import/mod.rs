@@ -29,7 +29,7 @@ use crate::{Error, Result};
 mod bulk;
 mod generated;
 mod writer;
-pub use bulk::BulkMode;
+pub use bulk::{BulkMode, Unfinished, settle, unfinished};
 pub use generated::GeneratedSource;
 use writer::Writer;
 #[cfg(test)]
@@ -168,6 +168,8 @@ pub fn import_file(
     };
 
     let input = data::open_input_with_progress(path, progress)?;
+    // Held to the end: other processes see this import running, not interrupted.
+    let _running = bulk::Running::hold(conn);
     // The bulk path's last id before its rows and the last line committed.
     let mut bulk_state: Option<(i64, u64)> = None;
     let source_id = match previous {
