@@ -4,6 +4,10 @@
 
 use shakmaty::{Move, Role};
 
+/// Evaluations are clamped to ±`EVAL_LIMIT` centipawns (far below mate scores), and no
+/// centipawn label beyond it is accepted: engines stay below it short of mate.
+pub const EVAL_LIMIT: i32 = 20_000;
+
 /// The value of a piece in centipawns: P 100, N 320, B 330, R 500, Q 900; the king is
 /// "infinite" (20 000), so that no exchange ever trades it.
 #[inline]

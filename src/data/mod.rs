@@ -529,9 +529,9 @@ pub enum LabelError {
 
 /// The largest centipawn label accepted: engines stay below it short of mate (Stockfish's
 /// largest non-mate score is about 15,300 cp), and it is the evaluators' own limit
-/// ([`crate::eval::EVAL_LIMIT`]), so a larger number is a mate score written as centipawns
-/// or a typing error, and would dominate any RMSE or fit it entered.
-pub const MAX_LABEL_CP: i32 = crate::eval::EVAL_LIMIT;
+/// ([`crate::chess::values::EVAL_LIMIT`]), so a larger number is a mate score written as
+/// centipawns or a typing error, and would dominate any RMSE or fit it entered.
+pub const MAX_LABEL_CP: i32 = crate::chess::values::EVAL_LIMIT;
 
 /// Checks a label against its position: a mate in 0 (`#0`, `#-0`, `dm 0`) is only true of a
 /// position whose side to move is checkmated, and centipawns stay within

@@ -51,8 +51,7 @@ use features::{Groups, Sink};
 /// Full middlegame phase.
 pub const MAX_PHASE: i32 = 24;
 
-/// Evaluations are clamped to ±`EVAL_LIMIT` centipawns (far below mate scores).
-pub const EVAL_LIMIT: i32 = 20_000;
+pub use crate::chess::values::EVAL_LIMIT;
 
 /// Names of the built-in evaluators.
 pub const BUILTIN_NAMES: [&str; 4] = ["material", "simplified", "seed003", "nnue"];
