@@ -18,7 +18,7 @@ pub const ENDPOINTS: &[(&str, &str, &str)] = &[
     (
         "GET",
         "/api/info",
-        "version, database, players, evaluators and limits",
+        "version, database, players, networks, evaluators and limits",
     ),
     (
         "GET",

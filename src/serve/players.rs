@@ -6,7 +6,7 @@
 //! models by name, built-in or stored in the database.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::Evaluators;
@@ -316,7 +316,7 @@ impl WebPlayers {
         name: &str,
     ) -> Result<Box<dyn crate::players::Player>, PlayerError> {
         let bytes = self.nets.read(name).map_err(PlayerError::Refused)?;
-        let net = crate::nets::Net::from_bytes(&bytes, Path::new(name))
+        let net = crate::nets::Net::from_bytes(&bytes, std::path::Path::new(name))
             .map_err(|e| PlayerError::Refused(format!("player {}: {e}", play.as_str())))?;
         crate::players::network_player(play, Arc::new(net), name.to_owned()).map_err(|source| {
             PlayerError::Spec {
@@ -333,7 +333,6 @@ impl WebPlayers {
         play: crate::players::NetPlay,
         _name: &str,
     ) -> Result<Box<dyn crate::players::Player>, PlayerError> {
-        let _ = Path::new("");
         Err(PlayerError::Refused(format!(
             "player {}: this chessgraph was built without the `nets` feature",
             play.as_str()
