@@ -437,15 +437,9 @@ fn serve_refuses_bad_input_with_json_messages_and_keeps_answering() {
     assert_eq!(g.status, 201, "{}", g.text());
     let id = g.json()["id"].as_str().unwrap().to_owned();
     // Game ids are 128 random bits, not a counter another client could walk.
-    assert_eq!(id.len(), 32, "{id}");
-    assert!(id.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
-    let next = post(a, "/api/play", &json!({"player": "random"})).json()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    assert_ne!(
-        u128::from_str_radix(&next, 16).ok(),
-        u128::from_str_radix(&id, 16).ok().map(|n| n + 1)
+    assert!(
+        id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{id}"
     );
     assert!(
         error(
