@@ -7,15 +7,23 @@ for --seconds, at the same time attacks past every cap the server claims:
 - connections: --slow connections that send a header a byte every 2 s and never finish,
   and --silent ones that send nothing (300: more than the 256 the server holds), each
   reopened as soon as the server closes it;
-- oversize: headers of 64 KiB, `Content-Length: 99999999999999` and 2^64 - 1, a 1 MiB
-  body;
+- oversize: headers of 64 KiB, 101 header fields, `Content-Length: 99999999999999` and
+  2^64 - 1, a 1 MiB body (each answer must carry a JSON error);
 - 500 API requests, 8 at a time: searches, stats, positions; every fourth a costly SQL
   condition, in turn a three-way join of all positions (time limit) and conditions that
   sort or deduplicate a cross join (temporary storage); a `printf` one;
 - a burst of --burst (2,000) costly requests from 64 threads at once;
+- first, on the idle server, player specs that name files (a FIFO, /dev/stdin,
+  /dev/zero, /etc/shadow, a readable file, a missing one, as cnn:model=, policy:model=,
+  mcts:net= and logistic:model=) or ask past a cap (simulations, hash, iterations,
+  rollout, depth): each must be refused (400) within 5 s with the same answer whatever
+  the file, and an engine game must move after them;
 - nine games of 30 s a move against the engine (more engine time than a client may have),
-  then 50 games with capped players (engine:hash=64, minimax:depth=8,
+  then 30 s games from six more loopback addresses (127.0.0.2 to .7, the same client:
+  all must be refused), then 50 games with capped players (engine:hash=64, minimax:depth=8,
   mcts:iterations=200000, random, greedy; 200 ms a move) and a move in each;
+- after the load, a move against each of four engine:hash=64 players (one per built-in
+  evaluator), with the resident memory after each and idle: what the engine keeps;
 
 while monitors fetch `GET /` and `GET /api/info` every 250 ms each and sample the
 server's resident memory and the bytes of the files it holds open besides the database
@@ -23,7 +31,9 @@ server's resident memory and the bytes of the files it holds open besides the da
 how many took 1 s or more or failed), the statuses of each attack, the peak resident
 memory and temporary disk, whether the server stayed up, and the database's sha256 before
 and after. Exit status 1 if the page or `/api/info` ever took 1 s or more or failed, the
-server died, or the database changed.
+server died, the database changed, a file-naming or capped spec was not refused at once
+(or its answer told files apart, or the engine stopped moving), or another loopback
+address started a game past the client's budget.
 
 Usage: scripts/check/serve-abuse.py [--bin target/release/chessgraph] [--db DB] [--seconds 60]
 Without --db, the shared 200k sample is imported and analyzed into
@@ -55,10 +65,12 @@ def sha(path):
     return h.hexdigest()
 
 
-def request(addr, method, path, body=None, headers=None, timeout=30):
-    """One request on a new connection; returns (status, body bytes)."""
+def request(addr, method, path, body=None, headers=None, timeout=30, source=None):
+    """One request on a new connection (from the local address `source`, if given);
+    returns (status, body bytes)."""
     host, port = addr
-    s = socket.create_connection((host, port), timeout=timeout)
+    s = socket.create_connection((host, port), timeout=timeout,
+                                 source_address=(source, 0) if source else None)
     try:
         head = f"{method} {path} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n"
         data = b"" if body is None else json.dumps(body).encode()
@@ -140,6 +152,7 @@ class Run:
         self.costly = []  # seconds of the costly condition
         self.oversize = {}  # kind -> statuses
         self.games = {}  # status -> count
+        self.other_addresses = {}  # status -> count
         self.peak_rss = 0
 
     def count(self, table, key):
@@ -220,6 +233,10 @@ class Run:
                 f"POST /api/play HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
                 f"Content-Length: 18446744073709551615\r\n\r\n{{}}"
             ).encode(),
+            "101 header fields": (
+                f"GET /api/info HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                + "".join(f"X-{i}: a\r\n" for i in range(100)) + "\r\n"
+            ).encode(),
             "1 MiB body": (
                 f"POST /api/play HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
                 f"Content-Length: {1 << 20}\r\n\r\n"
@@ -233,9 +250,16 @@ class Run:
                         s.sendall(raw)
                     except OSError:
                         pass
-                    reply = s.recv(64)
+                    reply = b""
+                    while len(reply) < 4096:
+                        chunk = s.recv(4096)
+                        if not chunk:
+                            break
+                        reply += chunk
                     s.close()
                     status = int(reply.split(b" ", 2)[1]) if reply.startswith(b"HTTP/") else 0
+                    if status and not reply.split(b"\r\n\r\n", 1)[-1].startswith(b'{"error"'):
+                        status = f"{status} without a JSON error"
                 except (OSError, ValueError, IndexError):
                     status = 0
                 with self.lock:
@@ -322,6 +346,17 @@ class Run:
             status = 0
         self.long_games.append(f"random {status}")
 
+    def other_addresses_run(self):
+        """After the long games: 30 s games from six more loopback addresses, which are
+        the same client (its budget is spent) and must all be refused."""
+        body = {"player": "engine", "movetime_ms": 30000, "color": "black"}
+        for last in range(2, 8):
+            try:
+                status, _ = request(self.addr, "POST", "/api/play", body, source=f"127.0.0.{last}")
+            except OSError:
+                status = 0
+            self.count(self.other_addresses, status)
+
     def games_run(self, n=50):
         players = ["engine:hash=64", "minimax:depth=8", "mcts:iterations=200000", "random", "greedy"]
         for i in range(n):
@@ -339,6 +374,81 @@ class Run:
             except (OSError, ValueError, KeyError):
                 self.count(self.games, 0)
             time.sleep(0.1)
+
+
+def file_specs(addr, tmp):
+    """Player specs that name files (a FIFO, /dev/stdin, /dev/zero, a root-only file, a
+    readable one, a missing one) or ask past a cap, on the idle server: each must be
+    refused (400) at once, with the same message whatever the file is, and an engine
+    game must move after them (the engine thread was never handed a file).
+    Returns (results, one message per kind, moved)."""
+    fifo = os.path.join(tmp, "fifo")
+    os.mkfifo(fifo)
+    secret = os.path.join(tmp, "secret.json")
+    with open(secret, "w") as f:
+        f.write("{}")
+    paths = [fifo, "/dev/stdin", "/dev/zero", "/etc/shadow", secret, "/no/such/file"]
+    results = []  # (spec, status, seconds)
+    messages = {}  # kind -> messages with the path replaced
+    specs = [(kind, path) for kind in ["cnn:model=", "policy:model=", "mcts:net=", "logistic:model="]
+             for path in paths]
+    specs += [(s, None) for s in ["mcts:net=x.safetensors,simulations=1000000", "engine:hash=16384",
+                                  "mcts:iterations=1000000", "mcts:rollout=1000", "minimax:depth=30"]]
+    for kind, path in specs:
+        spec = kind + (path or "")
+        t = time.monotonic()
+        try:
+            status, body = request(addr, "POST", "/api/play",
+                                   {"player": spec, "movetime_ms": 100, "color": "black"}, timeout=10)
+        except OSError:
+            status, body = 0, b""
+        results.append((spec, status, time.monotonic() - t))
+        if path:
+            try:
+                message = json.loads(body)["error"].replace(path, "PATH")
+            except (ValueError, KeyError):
+                message = None
+            messages.setdefault(kind, set()).add(message)
+    moved = False
+    try:
+        status, body = request(addr, "POST", "/api/play",
+                               {"player": "engine", "movetime_ms": 100, "color": "black"}, timeout=10)
+        if status == 201:
+            game = json.loads(body)["id"]
+            deadline = time.monotonic() + 10
+            while not moved and time.monotonic() < deadline:
+                _, body = request(addr, "GET", f"/api/play/{game}", timeout=10)
+                moved = bool(json.loads(body)["moves"])
+                time.sleep(0.1)
+            request(addr, "DELETE", f"/api/play/{game}", timeout=10)
+    except (OSError, ValueError, KeyError):
+        pass
+    return results, messages, moved
+
+
+def held_players(addr, pid):
+    """After the load: one move each against four engine:hash=64 players (one per
+    built-in evaluator, so four players to keep), the resident memory after each, and
+    after 2 s idle: what the engine thread keeps between games."""
+    held = []
+    for evaluator in ["material", "simplified", "seed003", "nnue"]:
+        body = {"player": f"engine:hash=64,evaluator={evaluator}", "movetime_ms": 200, "color": "black"}
+        try:
+            status, data = request(addr, "POST", "/api/play", body, timeout=30)
+            if status == 201:
+                game = json.loads(data)["id"]
+                deadline = time.monotonic() + 60
+                while time.monotonic() < deadline:
+                    _, data = request(addr, "GET", f"/api/play/{game}", timeout=30)
+                    if json.loads(data)["moves"]:
+                        break
+                    time.sleep(0.1)
+        except (OSError, ValueError, KeyError):
+            status = 0
+        held.append((f"{evaluator} ({status})", rss_mib(pid)))
+    time.sleep(2)
+    held.append(("idle", rss_mib(pid)))
+    return held
 
 
 # Conditions that run into their time limit.
@@ -360,11 +470,17 @@ def main():
     ap.add_argument("--slow", type=int, default=100, help="slowloris connections")
     ap.add_argument("--silent", type=int, default=300, help="connections that send nothing")
     ap.add_argument("--burst", type=int, default=2000, help="costly requests sent at once")
+    ap.add_argument("--no-file-specs", action="store_true",
+                    help="skip the specs that name files (for a build whose engine thread opens them and hangs)")
     args = ap.parse_args()
 
     db = args.db or os.path.join(ROOT, "target/serve-abuse.db")
     if not os.path.exists(db):
-        sample = os.path.join(ROOT, "../shared/data/positions-200k.csv.zst")
+        # The shared data beside the checkout (or beside its worktrees' folder).
+        sample = next((p for p in (os.path.join(ROOT, up, "shared/data/positions-200k.csv.zst")
+                                   for up in ("..", "../..")) if os.path.exists(p)), None)
+        if sample is None:
+            sys.exit("no shared/data/positions-200k.csv.zst beside the checkout: pass --db")
         subprocess.run([args.bin, "--db", db, "import", sample], check=True, stdout=subprocess.DEVNULL)
         subprocess.run([args.bin, "--db", db, "analyze"], check=True, stdout=subprocess.DEVNULL)
     before = sha(db)
@@ -389,6 +505,10 @@ def main():
         t = time.monotonic()
         status, _ = request((host, int(port)), "GET", costly, timeout=60)
         alone.append((status, time.monotonic() - t))
+    if args.no_file_specs:
+        specs, spec_messages, spec_moved = [], {}, True
+    else:
+        specs, spec_messages, spec_moved = file_specs((host, int(port)), tempfile.mkdtemp(prefix="serve-abuse-files-"))
     run = Run((host, int(port)), server.pid, args.seconds, db)
     started = time.monotonic()
     threads = [
@@ -401,7 +521,7 @@ def main():
     loads = [
         threading.Thread(target=run.api_requests),
         threading.Thread(target=run.burst_run, args=(args.burst,)),
-        threading.Thread(target=lambda: (run.long_games_run(), run.games_run())),
+        threading.Thread(target=lambda: (run.long_games_run(), run.other_addresses_run(), run.games_run())),
     ]
     for t in threads + loads:
         t.daemon = True
@@ -411,6 +531,8 @@ def main():
     run.stop.set()
     for t in threads + loads:
         t.join(timeout=15)
+    held = held_players((host, int(port)), server.pid) if server.poll() is None else []
+    run.peak_rss = max([run.peak_rss] + [mib for _, mib in held])
     alive = server.poll() is None
     server.kill()
     server.wait()
@@ -431,14 +553,32 @@ def main():
               f"max {max(run.costly):.2f} s over {len(run.costly)}")
     print(f"oversize: {json.dumps(run.oversize)}")
     print(f"nine 30 s games, then a random one: {run.long_games}")
+    print(f"30 s games from 127.0.0.2 to .7 after them (the same client): "
+          f"{dict(sorted(run.other_addresses.items(), key=str))}")
     print(f"games: {dict(sorted(run.games.items(), key=str))}")
+    spec_statuses = {}
+    for _, status, _ in specs:
+        spec_statuses[status] = spec_statuses.get(status, 0) + 1
+    slowest = max(specs, key=lambda r: r[2], default=("none", 0, 0.0))
+    specs_ok = all(status == 400 and t < 5 for _, status, t in specs)
+    one_message = all(len(m) == 1 for m in spec_messages.values())
+    print(f"{len(specs)} player specs naming files or past a cap: {spec_statuses}; slowest "
+          f"{slowest[2]:.3f} s ({slowest[0]}); the same answer whatever the file: "
+          f"{'yes' if one_message else 'NO'}; an engine game moved after them: {'yes' if spec_moved else 'NO'}")
+    for spec, status, t in specs:
+        if status != 400 or t >= 5:
+            print(f"  NOT REFUSED AT ONCE: {spec}: {status} in {t:.3f} s")
+    print("resident memory after a move of each of four engine:hash=64 players, then idle: "
+          + ", ".join(f"{what} {mib} MiB" for what, mib in held))
     print(f"peak resident memory: {run.peak_rss} MiB; peak temporary disk: {run.peak_temp / 2**20:.1f} MiB; "
           f"server {'stayed up' if alive else 'DIED'}")
     print(f"database sha256 before {before}\n                after  {after} "
           f"({'unchanged' if before == after else 'CHANGED'})")
     left = os.listdir(tmp)
     print(f"temporary directory: {len(left)} files left")
-    sys.exit(0 if alive and page_bad == 0 and info_bad == 0 and before == after else 1)
+    budget_ok = 201 not in run.other_addresses
+    sys.exit(0 if alive and page_bad == 0 and info_bad == 0 and before == after and specs_ok
+             and one_message and spec_moved and budget_ok else 1)
 
 
 if __name__ == "__main__":

@@ -52,10 +52,20 @@ pub struct Args {
     /// Largest engine hash table a game may ask for (engine:hash=N), in MiB.
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=16_384))]
     max_hash: u64,
+    /// A folder of network files (`train-net` models) the page may play by bare file name (cnn:model=NAME, policy:model=NAME, mcts:net=NAME); without it the page plays no network.
+    #[arg(long, value_name = "DIR")]
+    nets: Option<std::path::PathBuf>,
 }
 
 /// Runs `chessgraph serve` until the process is ended.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
+    // SAFETY: the first thing `serve` does: `main` has only parsed the arguments, so no
+    // SQLite connection is open and no other thread runs.
+    if !unsafe { chessgraph::serve::sql::count_sqlite_memory() } {
+        warn!(
+            "chessgraph serve: SQLite's memory accounting could not be turned on; SQL conditions run without a heap limit"
+        );
+    }
     if db_path.exists() {
         // Settles an interrupted bulk import first (the server only reads).
         drop(super::open_reading(db_path, "`chessgraph import FILE`")?);
@@ -76,11 +86,14 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             max_games: args.max_games as usize,
             max_movetime: Duration::from_millis(args.max_movetime_ms),
             client_budget: Duration::from_millis(args.client_budget_ms),
+            // One engine of the largest hash a game may ask for.
+            cache_bytes: args.max_hash << 20,
         },
         caps: WebCaps {
             max_hash_mib: args.max_hash as usize,
             ..WebCaps::default()
         },
+        nets: args.nets,
     };
     let server = Server::bind(options).context("chessgraph serve")?;
     if !server.has_db() {

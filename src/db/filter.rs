@@ -11,7 +11,9 @@
 //!    out the rest.
 //! 2. [`prepare_filtered`] prepares the query under an authorizer (SQLite's
 //!    `sqlite3_set_authorizer`): only `SELECT`, reads of the project's position tables
-//!    ([`READABLE_TABLES`]) and the functions of [`SAFE_FUNCTIONS`]. Everything else —
+//!    ([`READABLE_TABLES`]), of the condition's own common table expressions (a name
+//!    that is no table, view or virtual table of the database) and the functions of
+//!    [`SAFE_FUNCTIONS`]. Everything else —
 //!    `pragma_*` tables, `sqlite_schema`, `ATTACH`, `load_extension`, `printf`,
 //!    `zeroblob`, recursive CTEs — is refused when the query is prepared, before a row is
 //!    read, with a message naming what was refused.
@@ -114,6 +116,13 @@ pub const SAFE_FUNCTIONS: &[&str] = &[
     "degrees",
     "radians",
     "trunc",
+    // date and time (bounded output: the `labels` view's `created_at` calls `strftime`)
+    "strftime",
+    "date",
+    "time",
+    "datetime",
+    "julianday",
+    "unixepoch",
     // aggregate (in subqueries)
     "count",
     "sum",
@@ -217,7 +226,35 @@ fn shown(text: &str) -> String {
 /// What the authorizer refused first while a statement was prepared.
 type Refusal = Arc<Mutex<Option<String>>>;
 
-fn authorize(ctx: AuthContext<'_>, refusal: &Refusal) -> Authorization {
+/// The names of [`real_names`].
+type RealNames = std::collections::HashSet<String>;
+
+/// The names a read may find in the database, lower case: its tables and views (main and
+/// temporary), SQLite's own (`sqlite_*`, `pragma_*`) and the modules of virtual tables
+/// (`json_each`, `dbstat`, ...). A read of any other name reads a common table
+/// expression of the query itself.
+fn real_names(conn: &Connection) -> Result<RealNames> {
+    let mut names = RealNames::new();
+    for sql in [
+        "SELECT name FROM main.sqlite_schema WHERE type IN ('table', 'view')",
+        "SELECT name FROM temp.sqlite_schema WHERE type IN ('table', 'view')",
+        "SELECT name FROM pragma_module_list",
+    ] {
+        let mut stmt = conn.prepare(sql)?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        for name in rows {
+            names.insert(name?.to_ascii_lowercase());
+        }
+    }
+    Ok(names)
+}
+
+/// Whether `name` (lower case) is a name a read may find in the database.
+fn is_real(real: &RealNames, name: &str) -> bool {
+    name.starts_with("sqlite_") || name.starts_with("pragma_") || real.contains(name)
+}
+
+fn authorize(ctx: AuthContext<'_>, refusal: &Refusal, real: &RealNames) -> Authorization {
     let refused = match ctx.action {
         AuthAction::Select => return Authorization::Allow,
         AuthAction::Read { table_name, .. }
@@ -231,6 +268,13 @@ fn authorize(ctx: AuthContext<'_>, refusal: &Refusal) -> Authorization {
         AuthAction::Function { function_name }
             if SAFE_FUNCTIONS.contains(&function_name.to_ascii_lowercase().as_str()) =>
         {
+            return Authorization::Allow;
+        }
+        AuthAction::Read { table_name, .. }
+            if !is_real(real, &table_name.to_ascii_lowercase()) =>
+        {
+            // Not a table, view or virtual table of the database: a name the condition
+            // gave a subquery (`WITH t AS (...)`), whose reads are checked in turn.
             return Authorization::Allow;
         }
         AuthAction::Read { table_name, .. } => format!("reading table {table_name}"),
@@ -266,7 +310,10 @@ pub fn prepare_filtered<'c>(
     Condition::parse(filter)?;
     let refusal: Refusal = Arc::default();
     let seen = refusal.clone();
-    conn.authorizer(Some(move |ctx: AuthContext<'_>| authorize(ctx, &seen)));
+    let real = real_names(conn)?;
+    conn.authorizer(Some(move |ctx: AuthContext<'_>| {
+        authorize(ctx, &seen, &real)
+    }));
     let prepared = conn.prepare(sql);
     conn.authorizer(None::<fn(AuthContext<'_>) -> Authorization>);
     let stmt = prepared.map_err(|e| {
@@ -450,6 +497,62 @@ mod tests {
             .query_row("SELECT count(*) FROM sources", [], |r| r.get(0))
             .unwrap();
         assert_eq!(n, 1);
+    }
+
+    /// The documented views read in a condition (`labels` calls `strftime`), and a
+    /// condition may name its own subqueries with a non-recursive `WITH`.
+    #[test]
+    fn views_and_plain_ctes_are_readable() {
+        let conn = db();
+        conn.execute_batch(
+            "CREATE TABLE label_rows (position_id INTEGER, eval_cp INTEGER, created_at INTEGER);
+             INSERT INTO label_rows VALUES (2, 40, 1700000000);
+             CREATE VIEW labels AS SELECT position_id, eval_cp,
+                 strftime('%Y-%m-%dT%H:%M:%SZ', created_at, 'unixepoch') AS created_at
+             FROM label_rows;",
+        )
+        .unwrap();
+        assert_eq!(
+            run(
+                &conn,
+                "p.id IN (SELECT position_id FROM labels WHERE created_at > '2023')"
+            )
+            .unwrap(),
+            vec![2]
+        );
+        assert_eq!(
+            run(
+                &conn,
+                "p.id IN (WITH t AS (SELECT position_id FROM features WHERE phase > 10) SELECT position_id FROM t)"
+            )
+            .unwrap(),
+            vec![2]
+        );
+        assert_eq!(
+            run(
+                &conn,
+                "p.id IN (WITH t(x) AS (SELECT 2), u AS (SELECT x FROM t) SELECT x FROM u)"
+            )
+            .unwrap(),
+            vec![2]
+        );
+        // A CTE does not open what is refused: its body is checked like the rest, and
+        // it cannot take the name of a table that is not readable.
+        for bad in [
+            "(WITH t AS (SELECT path FROM sources) SELECT count(*) FROM t) > 0",
+            "(WITH sources AS (SELECT 1 AS x) SELECT count(*) FROM sources) > 0",
+            "(WITH t AS (SELECT 1 AS x) SELECT count(*) FROM t, pragma_database_list) > 0",
+            "(WITH json_each AS (SELECT 1) SELECT 1) + (SELECT count(*) FROM json_each('[1]')) > 0",
+        ] {
+            let err = run(&conn, bad).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    crate::Error::Condition(ConditionError::NotAllowed { .. })
+                ),
+                "{bad}: {err}"
+            );
+        }
     }
 
     #[test]

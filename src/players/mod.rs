@@ -109,6 +109,9 @@ impl Player for Searcher {
     }
 }
 
+/// The engine's hash table (MiB) when its spec names none.
+pub const DEFAULT_HASH_MIB: usize = 16;
+
 /// Names of the players [`build`] knows, for help texts and errors.
 pub const PLAYER_NAMES: &[&str] = &[
     "engine", "random", "greedy", "minimax", "mcts", "logistic", "cnn", "policy",
@@ -212,7 +215,7 @@ impl Settings {
         Ok(match spec.name.as_str() {
             "engine" => {
                 spec.check_keys(&["evaluator", "hash"])?;
-                let hash = spec.parse_or("hash", 16usize, 1..=16384)?;
+                let hash = spec.parse_or("hash", DEFAULT_HASH_MIB, 1..=16384)?;
                 Settings::Engine(evaluator(spec)?, hash)
             }
             "random" => {
@@ -329,16 +332,31 @@ impl Settings {
 /// that player needs.
 #[cfg(feature = "nets")]
 fn net_player(play: NetPlay, path: &std::path::Path) -> Result<Box<dyn Player>, SpecError> {
-    let refuse = |why: String| SpecError::Value {
+    let net = crate::nets::Net::load(path).map_err(|e| SpecError::Value {
         player: play.as_str().into(),
         key: play.key().into(),
         value: path.display().to_string(),
+        why: e.to_string(),
+    })?;
+    network_player(play, Arc::new(net), path.display().to_string())
+}
+
+/// The player `play` of a loaded network (called `model` in its name and errors), if the
+/// network has the heads that player needs.
+#[cfg(feature = "nets")]
+pub fn network_player(
+    play: NetPlay,
+    net: Arc<crate::nets::Net>,
+    model: String,
+) -> Result<Box<dyn Player>, SpecError> {
+    let refuse = |why: String| SpecError::Value {
+        player: play.as_str().into(),
+        key: play.key().into(),
+        value: model.clone(),
         why,
     };
-    let net = Arc::new(crate::nets::Net::load(path).map_err(|e| refuse(e.to_string()))?);
     let arch = net.arch();
     let (value, policy) = (arch.has_value(), arch.has_policy());
-    let model = path.display().to_string();
     Ok(match play {
         NetPlay::Cnn if value => Box::new(nets::NetPlayer::new(net, play, model)),
         NetPlay::Policy if policy => Box::new(nets::NetPlayer::new(net, play, model)),

@@ -18,7 +18,7 @@ pub const ENDPOINTS: &[(&str, &str, &str)] = &[
     (
         "GET",
         "/api/info",
-        "version, database, players, evaluators and limits",
+        "version, database, players, networks, evaluators and limits",
     ),
     (
         "GET",
@@ -184,19 +184,19 @@ pub fn route(
             ))
         }
         (["play"], false) if method == "POST" => new_game(w, body, client),
-        (["play", id], true) => Ok(Reply::json(&w.app.play.get(number(id)? as u64)?)),
+        (["play", id], true) => Ok(Reply::json(&w.app.play.get(id, client)?)),
         (["play", id], false) if method == "DELETE" => {
-            Ok(Reply::json(&w.app.play.remove(number(id)? as u64)?))
+            Ok(Reply::json(&w.app.play.remove(id, client)?))
         }
         (["play", id, "move"], false) if method == "POST" => {
             let body = json_body(body)?;
             let uci = body["uci"]
                 .as_str()
                 .ok_or_else(|| ApiError::bad("the body needs {\"uci\": \"e2e4\"}"))?;
-            Ok(Reply::json(&w.app.play.play(number(id)? as u64, uci)?))
+            Ok(Reply::json(&w.app.play.play(id, client, uci)?))
         }
         (["play", id, "undo"], false) if method == "POST" => {
-            Ok(Reply::json(&w.app.play.undo(number(id)? as u64)?))
+            Ok(Reply::json(&w.app.play.undo(id, client)?))
         }
         _ if ENDPOINTS.iter().any(|(_, p, _)| same_route(p, &parts)) => Err(ApiError {
             status: 405,
@@ -208,7 +208,8 @@ pub fn route(
     }
 }
 
-/// Whether the documented path `pattern` (with `ID` placeholders) names `parts`.
+/// Whether the documented path `pattern` (with `ID` placeholders: a number or a game's
+/// hex id) names `parts`.
 fn same_route(pattern: &str, parts: &[&str]) -> bool {
     let pattern = pattern.split(['?', '[']).next().unwrap_or("");
     let want: Vec<&str> = pattern
@@ -217,10 +218,9 @@ fn same_route(pattern: &str, parts: &[&str]) -> bool {
         .filter(|s| !s.is_empty())
         .collect();
     want.len() == parts.len()
-        && want
-            .iter()
-            .zip(parts)
-            .all(|(w, p)| *w == "ID" && p.parse::<u64>().is_ok() || w == p)
+        && want.iter().zip(parts).all(|(w, p)| {
+            *w == "ID" && !p.is_empty() && p.bytes().all(|b| b.is_ascii_hexdigit()) || w == p
+        })
 }
 
 fn number(s: &str) -> Result<i64, ApiError> {
@@ -261,6 +261,7 @@ fn info(w: &mut Worker) -> ApiResult {
         "version": env!("CARGO_PKG_VERSION"),
         "database": w.app.db.as_ref().and(db_name),
         "players": crate::players::PLAYER_NAMES,
+        "networks": w.app.nets.names(),
         "evaluators": names,
         "default_evaluator": o.evaluator,
         "max_movetime_ms": o.play.max_movetime.as_millis() as u64,
@@ -478,6 +479,7 @@ mod tests {
     #[test]
     fn documented_routes_match_their_paths() {
         assert!(same_route("/api/play/ID/move", &["play", "7", "move"]));
+        assert!(same_route("/api/play/ID/move", &["play", "0a1f", "move"]));
         assert!(!same_route("/api/play/ID/move", &["play", "x", "move"]));
         assert!(same_route(
             "/api/db/games[?after=ID&limit=N]",

@@ -1,6 +1,7 @@
-//! One game in play: its moves and status, how it ended, and how the API shows it
-//! (SAN and UCI moves, legal moves, the engine's thinking, PGN).
+//! One game in play: its id, its moves and status, how it ended, and how the API shows
+//! it (SAN and UCI moves, legal moves, the engine's thinking, PGN).
 
+use std::net::IpAddr;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -13,6 +14,52 @@ use crate::chess::hash;
 use crate::chess::moves::uci;
 use crate::chess::pgn::Record;
 use crate::search::{Info, Score};
+
+/// A game's id: 128 bits from the system's random source, shown as 32 hex digits, so
+/// that no client can guess another's game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) struct GameId(u128);
+
+impl GameId {
+    /// A fresh id from the system's random source (`/dev/urandom`).
+    pub(super) fn random() -> std::io::Result<GameId> {
+        use std::io::Read;
+        let mut bytes = [0u8; 16];
+        std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+        Ok(GameId(u128::from_le_bytes(bytes)))
+    }
+
+    /// The id `text` shows (32 hex digits), if it is one.
+    pub(super) fn parse(text: &str) -> Option<GameId> {
+        if text.len() != 32 || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        u128::from_str_radix(text, 16).ok().map(GameId)
+    }
+}
+
+impl std::fmt::Display for GameId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:032x}", self.0)
+    }
+}
+
+/// The client an address belongs to, for engine budgets and games' owners: every
+/// loopback address is one client (binding more of 127.0.0.0/8 makes no new client), an
+/// IPv4-mapped IPv6 address is its IPv4 address, and an IPv6 address its /64.
+pub(super) fn client_key(ip: IpAddr) -> IpAddr {
+    let ip = match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        v4 => v4,
+    };
+    if ip.is_loopback() {
+        return IpAddr::from([127, 0, 0, 1]);
+    }
+    match ip {
+        IpAddr::V6(v6) => IpAddr::V6((u128::from(v6) & !((1u128 << 64) - 1)).into()),
+        v4 => v4,
+    }
+}
 
 /// The engine's view of the position as it thinks (or as it last thought).
 #[derive(Debug, Clone, Default)]
@@ -48,8 +95,9 @@ pub(super) struct Game {
     pub(super) thought: Option<Thought>,
     pub(super) error: Option<String>,
     pub(super) touched: Instant,
-    /// Who started the game: its engine time counts against this client's budget.
-    pub(super) client: std::net::IpAddr,
+    /// Who started the game ([`client_key`]): its engine time counts against this
+    /// client's budget, and only this client sees it.
+    pub(super) client: IpAddr,
 }
 
 impl Game {
@@ -109,7 +157,7 @@ fn score_json(score: Score) -> Value {
 }
 
 /// A game as the API shows it.
-pub(super) fn state(id: u64, game: &Game) -> Value {
+pub(super) fn state(id: GameId, game: &Game) -> Value {
     let (pos, keys) = game.replay();
     let over = outcome(&pos, &keys).map(|e| (e.result(), e.termination.words()));
     let mut sans = Vec::with_capacity(game.moves.len());
@@ -142,7 +190,7 @@ pub(super) fn state(id: u64, game: &Game) -> Value {
         .then(|| pos.board().king_of(pos.turn()).map(|s| s.to_string()))
         .flatten();
     json!({
-        "id": id,
+        "id": id.to_string(),
         "start_fen": to_fen(&game.start),
         "fen": to_fen(&pos),
         "turn": color_name(pos.turn()),
@@ -181,4 +229,38 @@ fn pgn(game: &Game, result: &str) -> String {
         result,
     }
     .write()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn game_ids_are_random_and_read_back() {
+        let a = GameId::random().unwrap();
+        let b = GameId::random().unwrap();
+        assert_ne!(a, b);
+        let text = a.to_string();
+        assert_eq!(text.len(), 32);
+        assert_eq!(GameId::parse(&text), Some(a));
+        for bad in ["", "1", "+0000000000000000000000000000001", &"g".repeat(32)] {
+            assert_eq!(GameId::parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn every_loopback_address_is_one_client() {
+        let one = client_key(IpAddr::from([127, 0, 0, 1]));
+        for ip in ["127.0.0.2", "127.9.8.7", "::1", "::ffff:127.0.0.5"] {
+            assert_eq!(client_key(ip.parse().unwrap()), one, "{ip}");
+        }
+        let v4: IpAddr = "10.0.0.1".parse().unwrap();
+        assert_eq!(client_key(v4), v4);
+        assert_ne!(client_key("10.0.0.2".parse().unwrap()), v4);
+        assert_eq!(client_key("::ffff:10.0.0.1".parse().unwrap()), v4);
+        assert_eq!(
+            client_key("2001:db8::1".parse().unwrap()),
+            client_key("2001:db8::ffff:2".parse().unwrap())
+        );
+    }
 }

@@ -3,7 +3,8 @@
 //!
 //! Reading the header here (then handing hyper the bytes read, [`Rewind`]) lets the
 //! server answer what hyper answers without a body — a header block over
-//! the header limit the connection loop passes in (`431`), a `Content-Length` over
+//! the header limit the connection loop passes in or with more than
+//! [`MAX_HEADER_FIELDS`] fields (`431`), a `Content-Length` over
 //! [`super::MAX_BODY`], even one too large for a number (`413`) — with the API's JSON
 //! error, and tells which connections have not sent their whole request yet: [`Waiting`]
 //! keeps them oldest first (a connection stays listed while its body arrives), and a
@@ -42,6 +43,18 @@ fn header_end(buf: &[u8]) -> Option<usize> {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     }
+}
+
+/// Most header fields a request may have: hyper's own limit, past which it would answer
+/// `431` with an empty body; [`read_head`] answers with the API's JSON error first.
+pub const MAX_HEADER_FIELDS: usize = 100;
+
+/// How many header fields a header block (request line, fields, blank line) has.
+fn header_fields(head: &[u8]) -> usize {
+    head.split(|&b| b == b'\n')
+        .skip(1)
+        .filter(|line| !line.trim_ascii().is_empty())
+        .count()
 }
 
 /// Whether a header block announces a body over `max` bytes: any `Content-Length` made
@@ -94,6 +107,9 @@ pub async fn read_head(
         buf.extend_from_slice(&chunk[..n]);
         match header_end(&buf[from..]).map(|e| e + from) {
             Some(end) if end <= max_header => {
+                if header_fields(&buf[..end]) > MAX_HEADER_FIELDS {
+                    return Err(HeadError::TooLarge(too_many_fields()));
+                }
                 if announces_more_than(&buf[..end], max_body as u64) {
                     return Err(HeadError::BodyTooLarge(body_too_large(max_body)));
                 }
@@ -113,6 +129,14 @@ pub fn body_too_large(max: usize) -> Reply {
     ApiError {
         status: 413,
         message: format!("the request body is over {max} bytes"),
+    }
+    .reply()
+}
+
+fn too_many_fields() -> Reply {
+    ApiError {
+        status: 431,
+        message: format!("the request has more than {MAX_HEADER_FIELDS} header fields"),
     }
     .reply()
 }
@@ -277,6 +301,20 @@ mod tests {
             b"GET / HTTP/1.1\ncontent-LENGTH:70000\n\n",
             65536
         ));
+    }
+
+    #[test]
+    fn header_fields_are_counted() {
+        let head = |n: usize| {
+            let mut h = "GET / HTTP/1.1\r\n".to_owned();
+            for i in 0..n {
+                h.push_str(&format!("X-{i}: a\r\n"));
+            }
+            h + "\r\n"
+        };
+        assert_eq!(header_fields(head(0).as_bytes()), 0);
+        assert_eq!(header_fields(head(101).as_bytes()), 101);
+        assert_eq!(header_fields(b"GET / HTTP/1.1\nHost: x\n\n"), 1);
     }
 
     #[test]

@@ -18,8 +18,9 @@
 //! - only this server's own page can use the API ([`guard`]: Host, Origin,
 //!   `Sec-Fetch-Site`, JSON for state changes), on loopback unless `--public`;
 //! - requests never name files: players and evaluators come by name, built-in or stored
-//!   in the database, with the web's caps on hash, depth, iterations and time
-//!   ([`web_spec`]); a failed allocation fails that game only;
+//!   in the database, networks by bare file name from the `--nets` folder, each player
+//!   with the options the page may give it and the web's caps on them ([`players`]); a
+//!   failed allocation fails that game only;
 //! - users' SQL conditions are one expression, prepared under an authorizer, run with
 //!   SQLite's length limits lowered and a time limit checked every 100 steps
 //!   ([`crate::db::filter`], [`crate::db::browse::Deadline`]); every refusal is a 4xx
@@ -35,6 +36,7 @@ pub mod head;
 pub mod http;
 pub mod net;
 pub mod play;
+pub mod players;
 pub mod sql;
 
 use std::collections::HashMap;
@@ -50,8 +52,9 @@ use crate::db::browse::Deadline;
 use crate::eval::{BUILTIN_NAMES, Evaluator};
 use http::{ApiError, Query, Reply};
 use play::{Play, PlayOptions};
+pub use players::{Nets, WebCaps, web_spec};
 pub use sql::SQL_HEAP_LIMIT;
-use sql::{count_sqlite_memory, give_back_freed_memory, with_bounded_storage};
+use sql::{give_back_freed_memory, with_bounded_storage};
 
 /// Largest request body accepted (bytes).
 pub const MAX_BODY: usize = 64 * 1024;
@@ -88,6 +91,8 @@ pub struct Options {
     pub play: PlayOptions,
     /// Caps on what a player spec from the page may ask for.
     pub caps: WebCaps,
+    /// The folder whose network files the page may play by bare file name (`--nets`).
+    pub nets: Option<PathBuf>,
 }
 
 /// Why the server could not start.
@@ -177,6 +182,8 @@ pub struct App {
     pub options: Options,
     /// Evaluators by name.
     pub evaluators: Arc<Evaluators>,
+    /// Networks by name.
+    pub nets: Nets,
     /// Games in play.
     pub play: Play,
     /// The last report rendered and when (it reads the whole database).
@@ -242,150 +249,6 @@ impl Worker {
     }
 }
 
-/// Caps on the players a page may ask for: a spec from the web never names a file and
-/// never asks for more memory or work than these.
-#[derive(Debug, Clone, Copy)]
-pub struct WebCaps {
-    /// Largest engine hash table (MiB).
-    pub max_hash_mib: usize,
-    /// Deepest `minimax` search.
-    pub max_depth: u32,
-    /// Most `mcts` iterations.
-    pub max_iterations: u64,
-}
-
-impl Default for WebCaps {
-    fn default() -> WebCaps {
-        WebCaps {
-            max_hash_mib: 64,
-            max_depth: 8,
-            max_iterations: 200_000,
-        }
-    }
-}
-
-/// Checks a player spec from the page against `caps`: no file names (`logistic` takes a
-/// stored fit, `fit=ID`), hash, depth and iterations within the caps. Returns the parsed
-/// spec.
-pub fn web_spec(text: &str, caps: &WebCaps) -> Result<crate::players::Spec, ApiError> {
-    let spec = crate::players::Spec::parse(text).map_err(|e| ApiError::bad(e.to_string()))?;
-    let over = |key: &str, max: String| {
-        ApiError::bad(format!(
-            "player {}: {key} is at most {max} from the page (the server's cap)",
-            spec.name
-        ))
-    };
-    let number = |key: &str| -> Result<Option<u64>, ApiError> {
-        spec.get(key)
-            .map(|v| {
-                v.parse::<u64>().map_err(|_| {
-                    ApiError::bad(format!("player {}: {key}={v:?}: not a number", spec.name))
-                })
-            })
-            .transpose()
-    };
-    let capped: [(&str, &str, u64, &str); 3] = [
-        ("engine", "hash", caps.max_hash_mib as u64, " MiB"),
-        ("minimax", "depth", u64::from(caps.max_depth), ""),
-        ("mcts", "iterations", caps.max_iterations, ""),
-    ];
-    for (player, key, max, unit) in capped {
-        if spec.name == player && number(key)?.is_some_and(|v| v > max) {
-            return Err(over(key, format!("{max}{unit}")));
-        }
-    }
-    if spec.name == "logistic" {
-        if spec.get("model").is_some() {
-            return Err(ApiError::bad(
-                "player logistic: the page cannot name files; use logistic:fit=ID with a fit stored by `chessgraph fit moves` (GET /api/db/fits lists them)",
-            ));
-        }
-        spec.check_keys(&["fit"])
-            .map_err(|e| ApiError::bad(e.to_string()))?;
-        if number("fit")?.is_none() {
-            return Err(ApiError::bad(
-                "player logistic: fit=ID is required (a fit stored by `chessgraph fit moves`)",
-            ));
-        }
-    }
-    Ok(spec)
-}
-
-/// Players for games, from specs checked by [`web_spec`]: evaluators and move models come
-/// by name from the built-ins and the database, never from a file.
-struct WebPlayers {
-    evaluators: Arc<Evaluators>,
-    caps: WebCaps,
-}
-
-impl WebPlayers {
-    /// The player a spec names, with `evaluator` for players whose spec names none.
-    fn make(
-        &self,
-        text: &str,
-        evaluator: &str,
-        build: bool,
-    ) -> Result<Option<Box<dyn crate::players::Player>>, play::PlayerError> {
-        use play::PlayerError;
-        let library = |source: crate::Error| PlayerError::Library {
-            spec: text.to_owned(),
-            source,
-        };
-        let spec = web_spec(text, &self.caps).map_err(|e| PlayerError::Refused(e.message))?;
-        if spec.name == "logistic" {
-            let id = spec
-                .get("fit")
-                .and_then(|v| v.parse::<i64>().ok())
-                .unwrap_or(0);
-            let db = self.evaluators.db.as_ref().ok_or(PlayerError::NoDatabase)?;
-            let conn = crate::db::open_read_only(db).map_err(library)?;
-            let model = crate::fit::moves::stored(&conn, id)
-                .map_err(library)?
-                .ok_or(PlayerError::NoFit(id))?;
-            let name = std::path::PathBuf::from(format!("fit {id}"));
-            return Ok(build.then(|| {
-                Box::new(crate::players::logistic::LogisticPlayer::new(&name, model))
-                    as Box<dyn crate::players::Player>
-            }));
-        }
-        let default = self
-            .evaluators
-            .get(evaluator)
-            .map_err(|e| PlayerError::Refused(e.message))?;
-        let resolve = |name: &str| -> crate::Result<Evaluator> {
-            self.evaluators
-                .get(name)
-                .map(|e| (*e).clone())
-                .map_err(|e| crate::Error::Invalid(e.message))
-        };
-        let bad_spec = |source| PlayerError::Spec {
-            spec: text.to_owned(),
-            source,
-        };
-        let settings =
-            crate::players::Settings::check(&spec, default, &resolve).map_err(bad_spec)?;
-        if !build {
-            return Ok(None);
-        }
-        settings.build().map(Some).map_err(bad_spec)
-    }
-}
-
-impl play::Players for WebPlayers {
-    fn check(&self, spec: &str, evaluator: &str) -> Result<(), play::PlayerError> {
-        self.make(spec, evaluator, false).map(|_| ())
-    }
-
-    fn build(
-        &self,
-        spec: &str,
-        evaluator: &str,
-    ) -> Result<Box<dyn crate::players::Player>, play::PlayerError> {
-        self.make(spec, evaluator, true)?
-            .ok_or_else(|| play::PlayerError::Refused("no player built".to_owned()))
-    }
-}
-
 /// A bound server, ready to [`Server::run`].
 pub struct Server {
     listener: TcpListener,
@@ -429,13 +292,10 @@ fn resolve(addr: &str) -> Result<(String, SocketAddr), ServeError> {
 }
 
 impl Server {
-    /// Checks the options and the database and binds the address.
+    /// Checks the options and the database and binds the address. SQLite's heap limit
+    /// holds only if [`sql::count_sqlite_memory`] ran first, before any connection was
+    /// opened (the command line does it first thing).
     pub fn bind(options: Options) -> Result<Server, ServeError> {
-        if !count_sqlite_memory() {
-            eprintln!(
-                "chessgraph serve: SQLite's memory accounting could not be turned on; SQL conditions run without a heap limit"
-            );
-        }
         let (host, wanted) = resolve(&options.addr)?;
         if !wanted.ip().is_loopback() && !options.public {
             return Err(ServeError::NotLoopback(wanted));
@@ -452,9 +312,11 @@ impl Server {
         evaluators
             .get(&options.evaluator)
             .map_err(|e| crate::Error::Invalid(format!("--evaluator: {}", e.message)))?;
-        let players = Arc::new(WebPlayers {
+        let nets = Nets::new(options.nets.clone());
+        let players = Arc::new(players::WebPlayers {
             evaluators: evaluators.clone(),
             caps: options.caps,
+            nets: nets.clone(),
         });
         let listener = TcpListener::bind(wanted).map_err(|e| ServeError::Bind {
             addr: wanted,
@@ -470,6 +332,7 @@ impl Server {
             play: Play::start(options.play, players),
             options,
             evaluators,
+            nets,
             report: Mutex::new(None),
         });
         Ok(Server {

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use shakmaty::{Chess, Color, Position};
 
-use super::game::{Game, Status, state, thought, white_view};
+use super::game::{Game, GameId, Status, client_key, state, thought, white_view};
 use super::http::ApiError;
 use crate::chess::fen::{Leniency, parse};
 use crate::chess::game::outcome;
@@ -63,6 +63,11 @@ pub trait Players: Send + Sync {
     fn check(&self, spec: &str, evaluator: &str) -> Result<(), PlayerError>;
     /// The player, or why it cannot be made (an allocation that fails is an error here).
     fn build(&self, spec: &str, evaluator: &str) -> Result<Box<dyn Player>, PlayerError>;
+    /// About how many bytes the player of `spec` holds once built (its hash table, its
+    /// network), for the bound on the players kept between moves; 0 by default.
+    fn footprint(&self, _spec: &str) -> u64 {
+        0
+    }
 }
 
 /// Settings of the games store.
@@ -74,8 +79,13 @@ pub struct PlayOptions {
     pub max_games: usize,
     /// The longest time per move a game may ask for.
     pub max_movetime: Duration,
-    /// Engine time one client (an IP address) may have queued or running at once, over
-    /// all its games: past it, its next search is refused (503) while others play.
+    /// Memory the players kept between moves may hold together, on each engine thread
+    /// (bytes; one player over it is kept alone): see [`Players::footprint`].
+    pub cache_bytes: u64,
+    /// Engine time one client may have queued or running at once, over all its games:
+    /// past it, its next search is refused (503) while others play. A client is an IP
+    /// address, every loopback address one client (a local process cannot multiply its
+    /// budget by binding more of 127.0.0.0/8) and an IPv6 client its /64.
     pub client_budget: Duration,
 }
 
@@ -92,22 +102,22 @@ pub struct NewGame {
     pub movetime: Duration,
     /// The side the person plays.
     pub human: Color,
-    /// Who asks (the connection's IP address): engine time counts against its budget.
+    /// Who asks (the connection's IP address): engine time counts against its budget,
+    /// and only it may see, move in or end the game.
     pub client: IpAddr,
 }
 
 struct Store {
-    games: HashMap<u64, Game>,
-    next_id: u64,
+    games: HashMap<GameId, Game>,
     /// The game being searched and the flags that stop its search.
-    running: Option<(u64, Control)>,
+    running: Option<(GameId, Control)>,
     /// Searches queued for the engine thread whose game still wants them: a job left
     /// behind by a removed or taken-back game no longer counts against the queue.
     waiting: usize,
 }
 
 struct Job {
-    id: u64,
+    id: GameId,
     generation: u64,
     pos: Chess,
     history: Vec<u64>,
@@ -136,17 +146,17 @@ impl Play {
     pub fn start(options: PlayOptions, players: Arc<dyn Players>) -> Play {
         let store = Arc::new(Mutex::new(Store {
             games: HashMap::new(),
-            next_id: 1,
             running: None,
             waiting: 0,
         }));
+        let budget = options.cache_bytes;
         let spawn = |name: &str, searches: bool| {
             let (jobs, rx) = channel();
             let thread_store = store.clone();
             let thread_players = players.clone();
             std::thread::Builder::new()
                 .name(name.into())
-                .spawn(move || engine_thread(rx, thread_store, thread_players, searches))
+                .spawn(move || engine_thread(rx, thread_store, thread_players, searches, budget))
                 .expect("spawn the engine thread");
             jobs
         };
@@ -190,7 +200,7 @@ impl Play {
             thought: None,
             error: None,
             touched: Instant::now(),
-            client: new.client,
+            client: client_key(new.client),
         };
         let mut store = lock(&self.store);
         if store.games.len() >= self.options.max_games {
@@ -203,8 +213,10 @@ impl Play {
                 .ok_or_else(|| ApiError::busy("every game is waiting for the engine"))?;
             store.games.remove(&idle);
         }
-        let id = store.next_id;
-        store.next_id += 1;
+        let id = GameId::random().map_err(|e| ApiError {
+            status: 500,
+            message: format!("no random game id: {e}"),
+        })?;
         store.games.insert(id, game);
         if let Err(e) = self.engine_turn(&mut store, id) {
             store.games.remove(&id);
@@ -213,17 +225,19 @@ impl Play {
         Ok(state(id, &store.games[&id]))
     }
 
-    /// The state of game `id`.
-    pub fn get(&self, id: u64) -> Result<Value, ApiError> {
+    /// The state of game `id`, for `client`.
+    pub fn get(&self, id: &str, client: IpAddr) -> Result<Value, ApiError> {
         let mut store = lock(&self.store);
+        let id = owned(&store, id, client)?;
         let game = game_mut(&mut store, id)?;
         game.touched = Instant::now();
         Ok(state(id, game))
     }
 
     /// Plays the person's move (UCI notation) and queues the engine's answer.
-    pub fn play(&self, id: u64, uci: &str) -> Result<Value, ApiError> {
+    pub fn play(&self, id: &str, client: IpAddr, uci: &str) -> Result<Value, ApiError> {
         let mut store = lock(&self.store);
+        let id = owned(&store, id, client)?;
         let game = game_mut(&mut store, id)?;
         game.touched = Instant::now();
         if game.status != Status::Human {
@@ -253,8 +267,9 @@ impl Play {
     }
 
     /// Takes back the last moves up to the person's previous turn (stopping a search).
-    pub fn undo(&self, id: u64) -> Result<Value, ApiError> {
+    pub fn undo(&self, id: &str, client: IpAddr) -> Result<Value, ApiError> {
         let mut store = lock(&self.store);
+        let id = owned(&store, id, client)?;
         let running = store
             .running
             .as_ref()
@@ -291,8 +306,9 @@ impl Play {
     }
 
     /// Ends game `id` (stopping its search).
-    pub fn remove(&self, id: u64) -> Result<Value, ApiError> {
+    pub fn remove(&self, id: &str, client: IpAddr) -> Result<Value, ApiError> {
         let mut store = lock(&self.store);
+        let id = owned(&store, id, client)?;
         if let Some((_, control)) = store.running.as_ref().filter(|r| r.0 == id) {
             control.stop.store(true, Ordering::SeqCst);
             control.notify();
@@ -304,12 +320,12 @@ impl Play {
         if game.status == Status::Queued {
             store.waiting = store.waiting.saturating_sub(1);
         }
-        Ok(json!({ "id": id, "removed": true }))
+        Ok(json!({ "id": id.to_string(), "removed": true }))
     }
 
     /// Queues a search when it is the engine's turn in game `id` (the caller holds the
     /// store); a full queue is an error and nothing is queued.
-    fn engine_turn(&self, store: &mut Store, id: u64) -> Result<(), ApiError> {
+    fn engine_turn(&self, store: &mut Store, id: GameId) -> Result<(), ApiError> {
         let full = store.waiting >= self.options.queue.max(1);
         let (client, movetime, instant) = {
             let game = game_mut(store, id)?;
@@ -376,19 +392,72 @@ fn engine_time(store: &Store, client: IpAddr) -> Duration {
         .sum()
 }
 
-fn game_mut(store: &mut Store, id: u64) -> Result<&mut Game, ApiError> {
-    store
-        .games
-        .get_mut(&id)
-        .ok_or_else(|| ApiError::not_found(format!("no game {id} (games live in memory only)")))
+/// The id of `client`'s game `text`: another client's game, like a game that does not
+/// exist, is not found (the same answer).
+fn owned(store: &Store, text: &str, client: IpAddr) -> Result<GameId, ApiError> {
+    GameId::parse(text)
+        .filter(|id| {
+            store
+                .games
+                .get(id)
+                .is_some_and(|g| g.client == client_key(client))
+        })
+        .ok_or_else(|| not_found(text))
 }
 
-/// Players kept on the engine thread, by spec and evaluator, most recent last.
+fn not_found(id: impl std::fmt::Display) -> ApiError {
+    ApiError::not_found(format!("no game {id} (games live in memory only)"))
+}
+
+fn game_mut(store: &mut Store, id: GameId) -> Result<&mut Game, ApiError> {
+    store.games.get_mut(&id).ok_or_else(|| not_found(id))
+}
+
+/// A player kept on an engine thread: its spec and evaluator, the game it last played,
+/// the memory it holds ([`Players::footprint`]).
+struct Cached {
+    key: String,
+    player: Box<dyn Player>,
+    last_game: Option<GameId>,
+    bytes: u64,
+}
+
+/// Players kept on an engine thread, most recent last: at most [`CACHED_PLAYERS`], whose
+/// memory together stays within `budget` (one player over it alone is kept alone).
 struct Cache {
-    players: Vec<(String, Box<dyn Player>, u64)>,
+    players: Vec<Cached>,
+    budget: u64,
 }
 
 const CACHED_PLAYERS: usize = 4;
+
+impl Cache {
+    /// The player for `job`, cached or built; before one is built, the oldest are
+    /// dropped until it fits beside the rest within the budget.
+    fn take(&mut self, job: &Job, players: &dyn Players) -> Result<Cached, PlayerError> {
+        let key = format!("{}\u{0}{}", job.player, job.evaluator);
+        if let Some(i) = self.players.iter().position(|c| c.key == key) {
+            return Ok(self.players.remove(i));
+        }
+        let bytes = players.footprint(&job.player);
+        while !self.players.is_empty()
+            && (self.players.len() >= CACHED_PLAYERS
+                || self.players.iter().map(|c| c.bytes).sum::<u64>() + bytes > self.budget)
+        {
+            self.players.remove(0);
+        }
+        let player = catch_unwind(AssertUnwindSafe(|| {
+            players.build(&job.player, &job.evaluator)
+        }))
+        .unwrap_or_else(|_| Err(PlayerError::Panicked(job.player.clone())))?;
+        Ok(Cached {
+            key,
+            player,
+            last_game: None,
+            bytes,
+        })
+    }
+}
 
 /// Plays the jobs of `rx` in turn. `searches`: the engine's thread, whose running search
 /// take-back and ending a game stop; the instant players' thread is not.
@@ -397,54 +466,40 @@ fn engine_thread(
     store: Arc<Mutex<Store>>,
     players: Arc<dyn Players>,
     searches: bool,
+    budget: u64,
 ) {
     let mut cache = Cache {
         players: Vec::new(),
+        budget,
     };
     for job in rx {
-        let key = format!("{}\u{0}{}", job.player, job.evaluator);
-        let slot = match cache.players.iter().position(|(k, _, _)| *k == key) {
-            Some(i) => i,
-            None => match catch_unwind(AssertUnwindSafe(|| {
-                players.build(&job.player, &job.evaluator)
-            }))
-            .unwrap_or_else(|_| Err(PlayerError::Panicked(job.player.clone())))
-            {
-                Ok(p) => {
-                    if cache.players.len() >= CACHED_PLAYERS {
-                        cache.players.remove(0);
-                    }
-                    cache.players.push((key, p, 0));
-                    cache.players.len() - 1
-                }
-                Err(e) => {
-                    fail(&store, &job, crate::error::error_chain(&e));
-                    continue;
-                }
-            },
+        let mut entry = match cache.take(&job, players.as_ref()) {
+            Ok(entry) => entry,
+            Err(e) => {
+                fail(&store, &job, crate::error::error_chain(&e));
+                continue;
+            }
         };
-        let entry = cache.players.remove(slot);
-        let (key, mut player, last_game) = entry;
         {
             let mut s = lock(&store);
             let Some(game) = s.games.get_mut(&job.id) else {
-                cache.players.push((key, player, last_game));
+                cache.players.push(entry);
                 continue;
             };
             if game.generation != job.generation || game.status != Status::Queued {
-                cache.players.push((key, player, last_game));
+                cache.players.push(entry);
                 continue;
             }
             game.status = Status::Thinking;
             s.waiting = s.waiting.saturating_sub(1);
-            let control = player.control();
+            let control = entry.player.control();
             control.stop.store(false, Ordering::SeqCst);
             if searches {
                 s.running = Some((job.id, control));
             }
         }
-        if last_game != job.id {
-            player.new_game();
+        if entry.last_game != Some(job.id) {
+            entry.player.new_game();
         }
         let limits = Limits {
             movetime: Some(job.movetime),
@@ -452,18 +507,20 @@ fn engine_thread(
         };
         let turn = job.pos.turn();
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            player.choose(&job.pos, &job.history, &limits, &mut |info: &Info| {
-                if info.multipv != 1 {
-                    return;
-                }
-                let thought = thought(&job.pos, turn, info);
-                let mut s = lock(&store);
-                if let Some(g) = s.games.get_mut(&job.id)
-                    && g.generation == job.generation
-                {
-                    g.thought = Some(thought);
-                }
-            })
+            entry
+                .player
+                .choose(&job.pos, &job.history, &limits, &mut |info: &Info| {
+                    if info.multipv != 1 {
+                        return;
+                    }
+                    let thought = thought(&job.pos, turn, info);
+                    let mut s = lock(&store);
+                    if let Some(g) = s.games.get_mut(&job.id)
+                        && g.generation == job.generation
+                    {
+                        g.thought = Some(thought);
+                    }
+                })
         }));
         let mut s = lock(&store);
         if searches {
@@ -471,7 +528,8 @@ fn engine_thread(
         }
         let result = match outcome {
             Ok(r) => {
-                cache.players.push((key, player, job.id));
+                entry.last_game = Some(job.id);
+                cache.players.push(entry);
                 r
             }
             Err(_) => {

@@ -57,13 +57,18 @@ pub(super) fn give_back_freed_memory() {
 
 /// Turns SQLite's memory accounting on for this process, so that [`SQL_HEAP_LIMIT`]
 /// holds: the build leaves it off (`SQLITE_DEFAULT_MEMSTATUS=0`, for bulk imports'
-/// speed). It must run before the process opens any connection; returns whether SQLite
-/// took it.
-pub fn count_sqlite_memory() -> bool {
+/// speed). Returns whether SQLite took it.
+///
+/// # Safety
+///
+/// It shuts SQLite down and configures it (`sqlite3_shutdown`, `sqlite3_config`), which
+/// SQLite forbids while any connection is open or another thread uses SQLite: call it
+/// before the process opens its first connection, with no other thread running —
+/// `chessgraph serve` does it first thing, before it reads its database.
+pub unsafe fn count_sqlite_memory() -> bool {
     use rusqlite::ffi;
-    // SAFETY: called from `Server::bind` before this process opens a connection (no
-    // connection is open, so shutting SQLite down and configuring it is allowed), with
-    // the single `int` argument that SQLITE_CONFIG_MEMSTATUS takes.
+    // SAFETY: the caller guarantees no connection is open and no other thread uses
+    // SQLite; SQLITE_CONFIG_MEMSTATUS takes the single `int` argument given.
     unsafe {
         if ffi::sqlite3_shutdown() != ffi::SQLITE_OK {
             return false;

@@ -120,7 +120,7 @@ pub fn error(r: &crate::http::Response, status: u16) -> String {
 }
 
 /// Polls game `id` until the engine has answered.
-pub fn wait_for_move(addr: SocketAddr, id: u64) -> Value {
+pub fn wait_for_move(addr: SocketAddr, id: impl std::fmt::Display) -> Value {
     let start = Instant::now();
     loop {
         let g = ok_json(addr, &format!("/api/play/{id}"));
@@ -435,7 +435,12 @@ fn serve_refuses_bad_input_with_json_messages_and_keeps_answering() {
     error(&get(a, "/api/play/12345"), 404);
     let g = post(a, "/api/play", &json!({"player": "random"}));
     assert_eq!(g.status, 201, "{}", g.text());
-    let id = g.json()["id"].as_u64().unwrap();
+    let id = g.json()["id"].as_str().unwrap().to_owned();
+    // Game ids are 128 random bits, not a counter another client could walk.
+    assert!(
+        id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{id}"
+    );
     assert!(
         error(
             &post(a, &format!("/api/play/{id}/move"), &json!({"uci": "e2e5"})),
@@ -466,11 +471,11 @@ fn serve_plays_games_and_answers_503_when_the_engine_queue_is_full() {
         &json!({"player": "random:seed=7", "movetime_ms": 50}),
     )
     .json();
-    let id = g["id"].as_u64().unwrap();
+    let id = g["id"].as_str().unwrap().to_owned();
     assert_eq!(g["status"], "your-move");
     let r = post(a, &format!("/api/play/{id}/move"), &json!({"uci": "e2e4"}));
     assert_eq!(r.status, 200, "{}", r.text());
-    let g = wait_for_move(a, id);
+    let g = wait_for_move(a, &id);
     assert_eq!(g["moves"].as_array().unwrap().len(), 2);
     assert_eq!(g["moves"][0]["san"], "e4");
     assert!(g["pgn"].as_str().unwrap().contains("1. e4 "));
@@ -486,7 +491,7 @@ fn serve_plays_games_and_answers_503_when_the_engine_queue_is_full() {
         &json!({"fen": fen, "color": "black", "movetime_ms": 300}),
     )
     .json();
-    let g = wait_for_move(a, g["id"].as_u64().unwrap());
+    let g = wait_for_move(a, g["id"].as_str().unwrap().to_owned());
     assert_eq!(g["moves"][0]["san"], "Ra8#", "{g}");
     assert_eq!(g["result"], "1-0");
     assert_eq!(g["status"], "over");
@@ -494,7 +499,10 @@ fn serve_plays_games_and_answers_503_when_the_engine_queue_is_full() {
 
     // Queue of one: one search running, one waiting, the next refused with 503.
     let long = json!({"color": "black", "movetime_ms": 20_000});
-    let first = post(a, "/api/play", &long).json()["id"].as_u64().unwrap();
+    let first = post(a, "/api/play", &long).json()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let start = Instant::now();
     while ok_json(a, &format!("/api/play/{first}"))["status"] != "thinking" {
         assert!(start.elapsed() < Duration::from_secs(30));
@@ -514,7 +522,7 @@ fn serve_plays_games_and_answers_503_when_the_engine_queue_is_full() {
     assert_eq!(second.json()["status"], "queued");
     assert!(error(&post(a, "/api/play", &long), 503).contains("queue"));
     // Ending both games frees the engine: a new game is answered at once.
-    for id in [first, second.json()["id"].as_u64().unwrap()] {
+    for id in [first, second.json()["id"].as_str().unwrap().to_owned()] {
         let r = request(a, "DELETE", &format!("/api/play/{id}"), None).unwrap();
         assert_eq!(r.status, 200);
     }
@@ -524,7 +532,7 @@ fn serve_plays_games_and_answers_503_when_the_engine_queue_is_full() {
         &json!({"color": "black", "movetime_ms": 50}),
     )
     .json();
-    let g = wait_for_move(a, g["id"].as_u64().unwrap());
+    let g = wait_for_move(a, g["id"].as_str().unwrap().to_owned());
     assert_eq!(g["moves"].as_array().unwrap().len(), 1, "{g}");
 }
 
@@ -590,7 +598,7 @@ fn serve_survives_a_burst_of_concurrent_requests() {
             &json!({"color": "black", "movetime_ms": 30}),
         );
         if r.status == 201 {
-            break r.json()["id"].as_u64().unwrap();
+            break r.json()["id"].as_str().unwrap().to_owned();
         }
         assert_eq!(r.status, 503);
         assert!(
@@ -599,7 +607,7 @@ fn serve_survives_a_burst_of_concurrent_requests() {
         );
         std::thread::sleep(Duration::from_millis(50));
     };
-    assert_eq!(wait_for_move(a, id)["moves"].as_array().unwrap().len(), 1);
+    assert_eq!(wait_for_move(a, &id)["moves"].as_array().unwrap().len(), 1);
 }
 
 #[test]

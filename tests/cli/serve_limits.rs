@@ -216,6 +216,37 @@ crate::cgtest!(
     }
 );
 
+/// A POST of JSON sent from the local address `from` (any of 127.0.0.0/8).
+fn post_from(
+    from: [u8; 4],
+    addr: std::net::SocketAddr,
+    path: &str,
+    body: &serde_json::Value,
+) -> crate::http::Response {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let stream = runtime.block_on(async {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind((from, 0).into()).unwrap();
+        socket.connect(addr).await.unwrap().into_std().unwrap()
+    });
+    stream.set_nonblocking(false).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let body = body.to_string();
+    let mut w = &stream;
+    write!(
+        w,
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    crate::http::read_response(stream).unwrap()
+}
+
 crate::cgtest!(serve_counts_engine_time_against_each_client, |dir| {
     fixture_db(&dir);
     let mut s = serve(&dir, &["--max-games", "32"]);
@@ -227,6 +258,11 @@ crate::cgtest!(serve_counts_engine_time_against_each_client, |dir| {
     assert_eq!(statuses[..2], [201, 201], "{statuses:?}");
     let r = post_json(&s, "/api/play", &long);
     assert!(error(&r, 503).contains("engine time"));
+    // Other addresses of 127.0.0.0/8 are the same client: binding them adds no budget.
+    for last in 2..8 {
+        let r = post_from([127, 0, 0, last], s.addr, "/api/play", &long);
+        assert!(error(&r, 503).contains("engine time"), "127.0.0.{last}");
+    }
     // A game against `random` starts and moves at once, whatever the engine holds.
     let r = post_json(
         &s,
@@ -234,8 +270,8 @@ crate::cgtest!(serve_counts_engine_time_against_each_client, |dir| {
         &json!({ "player": "random", "color": "black" }),
     );
     assert_eq!(r.status, 201, "{}", r.text());
-    let id = r.json()["id"].as_u64().unwrap();
-    let g = crate::serve::wait_for_move(s.addr, id);
+    let id = r.json()["id"].as_str().unwrap().to_owned();
+    let g = crate::serve::wait_for_move(s.addr, &id);
     assert_eq!(g["moves"].as_array().unwrap().len(), 1, "{g}");
     still_fine(&mut s);
 });

@@ -89,6 +89,24 @@ crate::cgtest!(serve_survives_a_huge_content_length, |dir| {
     assert_eq!(db_bytes(&dir), before);
 });
 
+// hyper's limit on header fields (100) is met with the API's JSON error, not hyper's
+// empty 431; 100 fields still pass.
+crate::cgtest!(serve_answers_too_many_header_fields_with_json, |dir| {
+    let mut s = serve(&dir, &[]);
+    let head = |n: usize| {
+        let mut raw = format!("GET /api/info HTTP/1.1\r\nHost: {}\r\n", s.addr);
+        for i in 1..n {
+            raw.push_str(&format!("X-{i}: a\r\n"));
+        }
+        raw + "\r\n"
+    };
+    let r = send_raw(s.addr, head(101).as_bytes()).unwrap();
+    assert!(error(&r, 431).contains("100 header fields"), "{}", r.text());
+    let r = send_raw(s.addr, head(100).as_bytes()).unwrap();
+    assert_eq!(r.status, 200, "{}", r.text());
+    still_fine(&mut s);
+});
+
 crate::cgtest!(serve_never_opens_a_file_a_request_names, |dir| {
     fixture_db(&dir);
     let before = db_bytes(&dir);
@@ -114,6 +132,9 @@ crate::cgtest!(serve_never_opens_a_file_a_request_names, |dir| {
             format!("logistic:model={path}"),
             format!("engine:evaluator={path}"),
             format!("greedy:evaluator={path}"),
+            format!("cnn:model={path}"),
+            format!("policy:model={path}"),
+            format!("mcts:net={path}"),
         ] {
             let t = Instant::now();
             let r = post_json(&s, "/api/play", &json!({ "player": spec }));
@@ -130,7 +151,7 @@ crate::cgtest!(serve_never_opens_a_file_a_request_names, |dir| {
         messages.push(error(&r, 400).replace(path, "PATH"));
     }
     // The answer says nothing of whether the file exists: the same for every path.
-    for group in messages.chunks(4).collect::<Vec<_>>().windows(2) {
+    for group in messages.chunks(7).collect::<Vec<_>>().windows(2) {
         assert_eq!(group[0], group[1]);
     }
     assert_eq!(db_bytes(&dir), before);
@@ -150,6 +171,70 @@ crate::cgtest!(serve_never_opens_a_file_a_request_names, |dir| {
         &json!({ "player": format!("logistic:fit={id}"), "color": "black" }),
     );
     assert_eq!(r.status, 201, "{}", r.text());
+    // The engine thread was never given a file to open: it plays at once.
+    let id = r.json()["id"].as_str().unwrap().to_owned();
+    let g = crate::serve::wait_for_move(s.addr, &id);
+    assert_eq!(g["moves"].as_array().unwrap().len(), 1, "{g}");
+    still_fine(&mut s);
+});
+
+// Networks come from the folder given to `--nets`, by bare file name: a FIFO or a link
+// to `/dev/zero` in that folder is refused as promptly as a path, and the engine thread
+// plays the next game.
+#[cfg(feature = "nets")]
+crate::cgtest!(serve_plays_networks_from_its_folder_by_name_only, |dir| {
+    dir.ok(&["import", &crate::util::fixture("positions-2000.csv")]);
+    let nets = dir.path().join("nets");
+    std::fs::create_dir(&nets).unwrap();
+    let out = nets.join("tiny.safetensors");
+    dir.ok(&[
+        "train-net",
+        "--arch",
+        "cnn-study",
+        "--channels",
+        "4",
+        "--blocks",
+        "2",
+        "--epochs",
+        "1",
+        "--batch",
+        "128",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let fifo = nets.join("fifo.safetensors");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    std::os::unix::fs::symlink("/dev/zero", nets.join("zero.safetensors")).unwrap();
+    let mut s = serve(&dir, &["--nets", nets.to_str().unwrap()]);
+    let info = ok_json(s.addr, "/api/info");
+    assert_eq!(info["networks"], json!(["tiny.safetensors"]), "{info}");
+    for spec in [
+        "cnn:model=fifo.safetensors",
+        "policy:model=zero.safetensors",
+        "mcts:net=../nets/tiny.safetensors",
+        "cnn:model=missing.safetensors",
+        "mcts:net=tiny.safetensors,simulations=1000000",
+    ] {
+        let t = Instant::now();
+        let r = post_json(&s, "/api/play", &json!({ "player": spec }));
+        assert!(t.elapsed() < PROMPT, "{spec}");
+        error(&r, 400);
+    }
+    let r = post_json(
+        &s,
+        "/api/play",
+        &json!({ "player": "cnn:model=tiny.safetensors", "color": "black" }),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let id = r.json()["id"].as_str().unwrap().to_owned();
+    let g = crate::serve::wait_for_move(s.addr, &id);
+    assert_eq!(g["moves"].as_array().unwrap().len(), 1, "{g}");
     still_fine(&mut s);
 });
 
@@ -171,8 +256,8 @@ crate::cgtest!(
             &json!({ "player": "engine:hash=64", "color": "black", "movetime_ms": 50 }),
         );
         assert_eq!(r.status, 201, "{}", r.text());
-        let id = r.json()["id"].as_u64().unwrap();
-        let g = crate::serve::wait_for_move(s.addr, id);
+        let id = r.json()["id"].as_str().unwrap().to_owned();
+        let g = crate::serve::wait_for_move(s.addr, &id);
         assert_eq!(g["moves"].as_array().unwrap().len(), 1, "{g}");
         still_fine(&mut s);
     }
@@ -196,8 +281,8 @@ crate::cgtest!(
             &json!({ "player": "engine:hash=8192", "color": "black", "movetime_ms": 30 }),
         );
         assert_eq!(r.status, 201, "{}", r.text());
-        let id = r.json()["id"].as_u64().unwrap();
-        let g = crate::serve::wait_for_move(s.addr, id);
+        let id = r.json()["id"].as_str().unwrap().to_owned();
+        let g = crate::serve::wait_for_move(s.addr, &id);
         assert!(
             g["error"].as_str().unwrap().contains("cannot allocate"),
             "{g}"
@@ -208,8 +293,8 @@ crate::cgtest!(
             "/api/play",
             &json!({ "player": "engine:hash=16", "color": "black", "movetime_ms": 30 }),
         );
-        let id = r.json()["id"].as_u64().unwrap();
-        let g = crate::serve::wait_for_move(s.addr, id);
+        let id = r.json()["id"].as_str().unwrap().to_owned();
+        let g = crate::serve::wait_for_move(s.addr, &id);
         assert_eq!(g["moves"].as_array().unwrap().len(), 1, "{g}");
         still_fine(&mut s);
     }
@@ -362,7 +447,7 @@ crate::cgtest!(serve_refuses_other_sites_and_other_host_names, |dir| {
     )
     .unwrap();
     assert_eq!(r.status, 201, "{}", r.text());
-    let id = r.json()["id"].as_u64().unwrap();
+    let id = r.json()["id"].as_str().unwrap().to_owned();
     // Moves, take-backs and deletions from elsewhere are refused.
     for (method, path) in [
         ("POST", format!("/api/play/{id}/undo")),
