@@ -153,6 +153,14 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     // not chess.
     let weights =
         opts.features.inputs() * opts.hidden + opts.hidden + opts.buckets * (2 * opts.hidden + 1);
+    if set.valid.is_empty() {
+        warn!(
+            "chessgraph: warning: no labelled positions in the valid part (the split keeps a \
+             game's positions together, and {} train positions came from too few): the last \
+             epoch is kept and no validation loss is measured; label or import more positions",
+            set.train.len()
+        );
+    }
     if set.train.len() < weights {
         warn!(
             "chessgraph: warning: only {} training positions for {} weights: the network \
@@ -178,8 +186,13 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     writeln!(
         out,
-        "kept epoch {} (lowest valid loss); quantized network: valid loss {} τ {}, test loss {} τ {}",
+        "kept epoch {} ({}); quantized network: valid loss {} τ {}, test loss {} τ {}",
         trained.best_epoch,
+        if set.valid.is_empty() {
+            "the last: no valid part"
+        } else {
+            "lowest valid loss"
+        },
         super::metric(trained.valid.loss, 6),
         super::metric(trained.valid.tau, 4),
         super::metric(trained.test.loss, 6),
@@ -217,8 +230,12 @@ fn train_with_progress(
         }
         Progress::Epoch(e) => {
             let line = format!(
-                "epoch {:>3}: train loss {:.6}, valid loss {:.6}, lr {:.2e}, {:.0} positions/s",
-                e.epoch, e.train_loss, e.valid_loss, e.lr, e.positions_per_s
+                "epoch {:>3}: train loss {:.6}, valid loss {}, lr {:.2e}, {:.0} positions/s",
+                e.epoch,
+                e.train_loss,
+                super::metric(e.valid_loss, 6),
+                e.lr,
+                e.positions_per_s
             );
             bar.suspend(|| {
                 if let Err(err) = writeln!(out, "{line}") {

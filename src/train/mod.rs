@@ -148,12 +148,7 @@ pub enum TrainError {
     /// The train part has no labelled position.
     #[error("no labelled positions in the train part")]
     NoTraining,
-    /// The valid part has no labelled position: no epoch can be chosen.
-    #[error(
-        "no labelled positions in the valid part ({0} in the train part): the epoch kept is \
-         the one with the lowest loss there, so label or import more positions"
-    )]
-    NoValidation(usize),
+
     /// A hidden layer size out of range.
     #[error("hidden size {0} is outside 1..={max}", max = crate::nnue::network::MAX_HIDDEN)]
     Hidden(usize),
@@ -188,9 +183,6 @@ pub fn train(
 ) -> std::result::Result<Trained, TrainError> {
     if train.is_empty() {
         return Err(TrainError::NoTraining);
-    }
-    if valid.is_empty() {
-        return Err(TrainError::NoValidation(train.len()));
     }
     if opts.hidden == 0 || opts.hidden > crate::nnue::network::MAX_HIDDEN {
         return Err(TrainError::Hidden(opts.hidden));
@@ -489,14 +481,5 @@ mod tests {
     fn empty_train_part_is_an_error() {
         let err = train(&[], &[], &[], &Options::default(), &mut |_| {}).unwrap_err();
         assert!(err.to_string().contains("no labelled positions"));
-    }
-
-    #[test]
-    fn empty_valid_part_is_an_error() {
-        // One position: without a valid part the kept epoch's loss would be NaN.
-        let pos = parse_position("4k3/8/8/8/8/8/8/3QK3 w - - 0 1").unwrap();
-        let set = vec![Sample::new(&pos, FeatureSet::Threats, 900.0, f32::NAN)];
-        let err = train(&set, &[], &[], &Options::default(), &mut |_| {}).unwrap_err();
-        assert!(matches!(err, TrainError::NoValidation(1)), "{err}");
     }
 }
