@@ -1,0 +1,55 @@
+//! Messages that say what is wrong, once, in the user's words; help that shows what matters.
+
+use crate::cgtest;
+use crate::util::{Dir, fixture};
+
+/// A FEN of nine ranks: shakmaty reads the ninth as a crazyhouse pocket.
+const NINE_RANKS: &str = "4k3/8/8/8/8/8/8/8/4K3 w - - 0 1";
+
+/// Runs a command that must fail with exit code 1; returns its stderr.
+fn fails(dir: &Dir, args: &[&str]) -> String {
+    let out = dir.run(args);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+    err
+}
+
+fn help(dir: &Dir, args: &[&str]) -> String {
+    String::from_utf8(dir.run(args).stdout).unwrap()
+}
+
+cgtest!(
+    a_bad_fen_board_says_what_is_wrong_in_import_and_uci,
+    |dir| {
+        let rows = [
+            "fen,eval".to_owned(),
+            format!("{NINE_RANKS},0"),
+            "4k3/8/8/8/8/8/8/4K3Q w - - 0 1,0".to_owned(),
+            "4k3/8/8/8/8/8/8/4K2X w - - 0 1,0".to_owned(),
+            "4k3/8/8/8/8/8/8/4K3 w - - 0 1,0".to_owned(),
+        ];
+        dir.create("bad.csv", rows.join("\n") + "\n");
+        let out = dir.ok(&["import", "bad.csv"]);
+        assert!(
+            out.contains("bad.csv:2: invalid FEN: the board has 9 ranks, not 8"),
+            "{out}"
+        );
+        assert!(
+            out.contains("bad.csv:3: invalid FEN: rank 1 \"4K3Q\" has 9 squares, not 8"),
+            "{out}"
+        );
+        assert!(
+            out.contains("bad.csv:4: invalid FEN: rank 1 \"4K2X\": 'X' is not a piece letter"),
+            "{out}"
+        );
+        assert!(!out.contains("pocket") && !out.contains("in fen"), "{out}");
+
+        let out = dir.run_stdin(
+            &["engine"],
+            format!("uci\nposition fen {NINE_RANKS}\nisready\nquit\n").as_bytes(),
+        );
+        let said = String::from_utf8(out.stdout).unwrap();
+        assert!(said.contains("the board has 9 ranks, not 8"), "{said}");
+        assert!(!said.contains("pocket"), "{said}");
+    }
+);
