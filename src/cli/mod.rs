@@ -106,6 +106,27 @@ pub fn player(
     String,
     chessgraph::uci::Resolver,
 )> {
+    let (settings, name, resolve) = checked_player(db_path, spec, spec, evaluator)?;
+    let player = settings
+        .build()
+        .with_context(|| format!("--player {spec}"))?;
+    Ok((player, name, resolve))
+}
+
+/// The checked settings of `--player SPEC` (every key known, every value in range, its
+/// evaluators loaded; nothing built yet), its evaluator's name and the resolver: what
+/// [`player`] builds on, and what `tournament` checks before any engine starts. Errors
+/// about the spec's keys and values name the flag as `--player {shown}`.
+pub fn checked_player(
+    db_path: &Path,
+    spec: &str,
+    shown: &str,
+    evaluator: Option<&str>,
+) -> anyhow::Result<(
+    chessgraph::players::Settings,
+    String,
+    chessgraph::uci::Resolver,
+)> {
     let parsed = chessgraph::players::Spec::parse(spec)?;
     let name = evaluator
         .unwrap_or_else(|| default_evaluator(&parsed))
@@ -114,9 +135,10 @@ pub fn player(
         .with_context(|| format!("loading evaluator {name:?}"))?;
     let db = db_path.to_owned();
     let resolve = move |s: &str| chessgraph::db::evaluators::resolve(&db, s);
-    let player = chessgraph::players::build(&parsed, std::sync::Arc::new(loaded), &resolve)
-        .with_context(|| format!("--player {spec}"))?;
-    Ok((player, name, Box::new(resolve)))
+    let settings =
+        chessgraph::players::Settings::check(&parsed, std::sync::Arc::new(loaded), &resolve)
+            .with_context(|| format!("--player {shown}"))?;
+    Ok((settings, name, Box::new(resolve)))
 }
 
 /// The graph-features study's evaluator, which the studies' players use unless told otherwise.

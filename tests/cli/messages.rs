@@ -53,3 +53,37 @@ cgtest!(
         assert!(!said.contains("pocket"), "{said}");
     }
 );
+
+cgtest!(
+    an_unknown_tournament_player_is_one_error_before_any_game,
+    |dir| {
+        let err = fails(
+            &dir,
+            &["tournament", "--player", "bogus", "--player", "random"],
+        );
+        assert_eq!(
+            err.trim_end(),
+            format!(
+                "chessgraph: error: --player bogus\n  caused by: unknown player \"bogus\" (players: {})",
+                chessgraph::players::PLAYER_NAMES.join(", ")
+            ),
+            "{err}"
+        );
+        let err = fails(
+            &dir,
+            &[
+                "tournament",
+                "--player",
+                "r=random:sed=1",
+                "--player",
+                "random",
+            ],
+        );
+        assert!(
+            err.starts_with("chessgraph: error: --player r=random:sed=1\n"),
+            "{err}"
+        );
+        assert!(err.contains("unknown key \"sed\""), "{err}");
+        assert_eq!(err.lines().count(), 2, "{err}");
+    }
+);
