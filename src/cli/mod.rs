@@ -79,6 +79,10 @@ pub fn open_reading(path: &Path, first: &str) -> anyhow::Result<rusqlite::Connec
     match chessgraph::db::open_read_only(path) {
         Ok(conn) => Ok(conn),
         Err(e @ chessgraph::Error::DatabaseIsDirectory { .. }) => Err(e.into()),
+        // An empty file (0 bytes, or SQLite's with no table yet) is no older database.
+        Err(chessgraph::Error::SchemaTooOld { found: 0, .. }) => {
+            anyhow::bail!("{} is empty (run {first} first)", path.display())
+        }
         Err(e) => Err(e).with_context(|| format!("cannot open database {}", path.display())),
     }
 }

@@ -87,3 +87,15 @@ cgtest!(
         assert_eq!(err.lines().count(), 2, "{err}");
     }
 );
+
+cgtest!(an_empty_db_file_says_it_is_empty, |dir| {
+    dir.create("test.db", "");
+    let err = fails(&dir, &["stats"]);
+    assert!(err.starts_with("chessgraph: error: "), "{err}");
+    assert!(
+        err.trim_end()
+            .ends_with("test.db is empty (run `chessgraph import FILE` first)"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+});
