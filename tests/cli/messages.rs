@@ -88,6 +88,30 @@ cgtest!(
     }
 );
 
+cgtest!(import_says_one_summary_line_per_file, |dir| {
+    let out = dir
+        .command(&["import", &fixture("positions-2000.csv")])
+        .env("CHESSGRAPH_PROGRESS_SECS", "1000")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let said = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(said.lines().count(), 1, "{said}");
+    assert!(said.contains("rows read"), "{said}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.is_empty(), "{err}");
+});
+
+cgtest!(a_directory_to_import_is_named_a_directory, |dir| {
+    std::fs::create_dir(dir.path().join("games")).unwrap();
+    let err = fails(&dir, &["import", "games"]);
+    assert_eq!(
+        err.trim_end(),
+        "chessgraph: error: games is a directory: give the files in it (e.g. games/*.pgn)"
+    );
+    assert!(!dir.db().exists());
+});
+
 cgtest!(an_empty_db_file_says_it_is_empty, |dir| {
     dir.create("test.db", "");
     let err = fails(&dir, &["stats"]);
