@@ -88,6 +88,37 @@ cgtest!(
     }
 );
 
+cgtest!(
+    help_lists_the_players_and_fit_moves_and_keeps_db_short,
+    |dir| {
+        let engine = help(&dir, &["engine", "--help"]);
+        assert!(!engine.contains("README"), "{engine}");
+        for spec in [
+            "random[:seed=S]",
+            "minimax[:depth=D",
+            "logistic:model=FILE",
+            "docs/engine.md",
+        ] {
+            assert!(engine.contains(spec), "{spec}: {engine}");
+        }
+        let top = help(&dir, &["--help"]);
+        assert!(top.contains("fit moves"), "{top}");
+        assert!(top.contains("create it when missing"), "{top}");
+        for command in ["import", "stats", "engine", "tournament"] {
+            let text = help(&dir, &[command, "--help"]);
+            let db = text
+                .lines()
+                .find(|l| l.trim_start().starts_with("--db"))
+                .unwrap();
+            assert!(db.len() < 120, "{command}: {db}");
+            assert!(
+                !text.contains("create it when missing"),
+                "{command}: {text}"
+            );
+        }
+    }
+);
+
 cgtest!(import_says_one_summary_line_per_file, |dir| {
     let out = dir
         .command(&["import", &fixture("positions-2000.csv")])
