@@ -70,13 +70,14 @@ pub fn open_existing(path: &Path, first: &str) -> anyhow::Result<rusqlite::Conne
     open_db(path)
 }
 
-/// Opens the database at `path` for a command that only reads it: read-only, so it works
-/// on a read-only file or directory, and nothing is created or migrated.
+/// Opens the database at `path` for a command that only reads it: query-only, so it works
+/// on a read-only file or directory, nothing is created or migrated, and the WAL's side
+/// files go when it closes.
 pub fn open_reading(path: &Path, first: &str) -> anyhow::Result<rusqlite::Connection> {
     if !path.exists() {
         anyhow::bail!("no database at {} (run {first} first)", path.display());
     }
-    match chessgraph::db::open_read_only(path) {
+    match chessgraph::db::open_query_only(path) {
         Ok(conn) => Ok(conn),
         Err(e @ chessgraph::Error::DatabaseIsDirectory { .. }) => Err(e.into()),
         // An empty file (0 bytes, or SQLite's with no table yet) is no older database.
