@@ -154,3 +154,20 @@ cgtest!(an_empty_db_file_says_it_is_empty, |dir| {
     );
     assert_eq!(err.lines().count(), 1, "{err}");
 });
+
+#[cfg(feature = "serve")]
+cgtest!(serve_says_what_is_wrong_with_a_fen_board, |dir| {
+    use crate::http::{enc, get};
+    use crate::serve::{error, fixture_db, serve};
+    fixture_db(&dir);
+    let s = serve(&dir, &[]);
+    let message = error(
+        &get(s.addr, &format!("/api/position?fen={}", enc(NINE_RANKS))),
+        400,
+    );
+    assert!(
+        message.contains("the board has 9 ranks, not 8"),
+        "{message}"
+    );
+    assert!(!message.contains("pocket"), "{message}");
+});
