@@ -277,6 +277,15 @@ pub fn error_chain(e: &dyn std::error::Error) -> String {
     s
 }
 
+/// Cuts `s` to at most `max` characters (on a char boundary), marking a cut with `…`: the
+/// one rule for quoting input of any length in a message.
+pub fn cut(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}
+
 /// Why a condition is refused.
 /// (Checked by `db::filter`.)
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

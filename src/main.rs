@@ -12,14 +12,23 @@ mod cli;
 /// attack/defense graph and features, fit and tune evaluation weights, draw heatmaps, play
 /// and measure a UCI engine.
 #[derive(Parser)]
-#[command(name = "chessgraph", version, about)]
+#[command(name = "chessgraph", version, about, after_help = DB_HELP)]
 struct Cli {
-    /// The SQLite database file. `import`, `datagen` and `tournament` create it when missing; the commands that read it need it to exist; `solve`, `bench`, `match` and `eval --input` record their runs in it only when it exists.
-    #[arg(long, global = true, default_value = "chessgraph.db")]
+    /// The SQLite database file (see `chessgraph --help`).
+    #[arg(
+        long,
+        global = true,
+        default_value = "chessgraph.db",
+        value_name = "FILE"
+    )]
     db: PathBuf,
     #[command(subcommand)]
     command: Command,
 }
+
+/// What `--db` does, said once in the top-level help: every subcommand's `--db` line is
+/// one short line, so its own options stay in view.
+const DB_HELP: &str = "--db FILE: `import`, `datagen` and `tournament` create it when missing; the commands that read it need it to exist; `solve`, `bench`, `match` and `eval --input` record their runs in it only when it exists.";
 
 #[derive(Subcommand)]
 enum Command {
@@ -29,7 +38,7 @@ enum Command {
     Analyze(cli::analyze::Args),
     /// Show what is in the database: counts, distributions, sources and rejects.
     Stats(cli::stats::Args),
-    /// Fit evaluation weights (linear on eval_cp, logistic on result or sign) on the train split; stores the fit.
+    /// Fit a model on the train split and store it: evaluation weights (`fit linear` on eval_cp, `fit logistic` on result or sign) or the move classifier (`fit moves`).
     Fit(cli::fit::Args),
     /// Texel-tune the tapered evaluator (material, PSTs, mobility, king safety, pawns) on the stored positions.
     Tune(cli::tune::Args),

@@ -8,8 +8,11 @@
 //! those, and so do we where the caller says so. Anything else illegal (a side not to move
 //! in check, two kings, a pawn on the first rank) is always refused.
 
+mod diagnose;
+
 use std::fmt;
 
+pub use diagnose::{FenProblem, diagnose};
 use shakmaty::fen::{Epd, Fen};
 use shakmaty::{CastlingMode, Chess, EnPassantMode, PositionError};
 
@@ -29,7 +32,8 @@ pub enum Leniency {
 /// Why a FEN was refused: the text could not be parsed, or it names an illegal position.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FenError {
-    /// The text is not a FEN (wrong fields, bad piece letters, ...).
+    /// The text is not a FEN of standard chess: what [`diagnose`] finds wrong (nine ranks,
+    /// a rank of nine squares, an unknown piece letter, ...).
     Syntax(String),
     /// The FEN parses but the position is illegal.
     Illegal(String),
@@ -49,8 +53,17 @@ impl std::error::Error for FenError {}
 /// Parses a FEN (4 to 6 fields, surrounding white space ignored) into a legal position,
 /// forgiving what `leniency` allows.
 pub fn parse(fen: &str, leniency: Leniency) -> Result<Chess, FenError> {
-    let parsed =
-        Fen::from_ascii(fen.trim().as_bytes()).map_err(|e| FenError::Syntax(e.to_string()))?;
+    let fen = fen.trim();
+    // shakmaty also reads variants' FENs (a pocket as a ninth rank or in brackets, `~`
+    // promoted pieces, remaining checks), which standard chess would silently ignore: those
+    // and every text it refuses are diagnosed here, in a player's words.
+    let syntax =
+        |fallback: String| FenError::Syntax(diagnose(fen).map_or(fallback, |p| p.to_string()));
+    let parsed = Fen::from_ascii(fen.as_bytes()).map_err(|e| syntax(e.to_string()))?;
+    let setup = parsed.as_setup();
+    if setup.pockets.is_some() || setup.remaining_checks.is_some() || setup.promoted.any() {
+        return Err(syntax("not a FEN of standard chess".to_owned()));
+    }
     let result = parsed.into_position::<Chess>(CastlingMode::Standard);
     let result = match leniency {
         Leniency::Strict => result,
@@ -132,6 +145,34 @@ mod tests {
                 .to_string()
                 .starts_with("invalid FEN")
         );
+    }
+
+    #[test]
+    fn syntax_errors_say_what_is_wrong() {
+        let says = |fen: &str| {
+            parse(fen, Leniency::DropCastlingAndEp)
+                .unwrap_err()
+                .to_string()
+        };
+        // shakmaty reads a ninth rank as a pocket ("invalid pocket in fen") or keeps it.
+        assert_eq!(
+            says("8/8/8/8/8/8/8/8/8 w - - 0 1"),
+            "invalid FEN: the board has 9 ranks, not 8"
+        );
+        assert_eq!(
+            says("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/Q w KQkq - 0 1"),
+            "invalid FEN: the board has 9 ranks, not 8"
+        );
+        assert_eq!(
+            says("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNNR w KQkq - 0 1"),
+            "invalid FEN: rank 1 \"RNBQKBNNR\" has 9 squares, not 8"
+        );
+        assert!(
+            says("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1")
+                .starts_with("invalid FEN: rank 1 \"RNBQKBNX\": 'X' is not a piece letter")
+        );
+        assert!(says("4k3/8/8/8/8/8/8/4K3 w - - 0 1 +1+1").contains("7 fields"));
+        assert!(says("4k3/8/8/8/8/8/8/4K3~ w - - 0 1").contains("'~' is not a piece letter"));
     }
 
     #[test]

@@ -11,7 +11,7 @@ pub struct Args {
     /// Evaluator: a built-in name (material, simplified, seed003, nnue), an evaluator or network file, or one stored by `tune` in --db [default: nnue for the engine; seed003, the graph-features study's evaluator, for the studies' players, which reproduce the study].
     #[arg(long)]
     evaluator: Option<String>,
-    /// Who chooses the moves: `engine` (the full search), or one of the studies' players, NAME[:key=value,...] (e.g. `random:seed=2`, `minimax:depth=4`); see the README.
+    /// Who chooses the moves, NAME[:key=value,...]: `engine` (the full search); `random[:seed=S]`; `greedy[:evaluator=E]`; `minimax[:depth=D,order=O,evaluator=E]`; `mcts[:iterations=N,c=C,rollout=P,seed=S,evaluator=E]`; `mcts:net=FILE[,simulations=N,c=C,seed=S]`; `logistic:model=FILE`; `cnn:model=FILE`; `policy:model=FILE` (docs/engine.md, "Players", says what each does).
     #[arg(long, default_value = "engine", value_name = "SPEC")]
     player: String,
 }

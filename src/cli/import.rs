@@ -51,10 +51,18 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             readable.push(file);
             continue;
         }
-        match std::fs::File::open(file) {
-            Ok(_) => readable.push(file),
-            Err(e) => {
-                let reason = format!("cannot open {}: {e}", file.display());
+        let opened = std::fs::File::open(file).and_then(|f| f.metadata());
+        match opened {
+            Ok(meta) if !meta.is_dir() => readable.push(file),
+            _ => {
+                let reason = match opened {
+                    Err(e) => format!("cannot open {}: {e}", file.display()),
+                    Ok(_) => format!(
+                        "{} is a directory: give the files in it (e.g. {}/*.pgn)",
+                        file.display(),
+                        file.display()
+                    ),
+                };
                 if args.files.len() > 1 {
                     warn!("chessgraph: error: {reason}");
                 }
@@ -77,10 +85,8 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     for file in readable {
         let progress = progress_bar(args.quiet, file);
         let result = db::import::import_file(&mut conn, file, &opts, &progress);
-        match &result {
-            Ok(_) => progress.finish(),
-            Err(_) => drop(progress),
-        }
+        // The summary below is the file's one line: the display goes without its own.
+        drop(progress);
         let summary = match result {
             Ok(s) => s,
             Err(chessgraph::Error::Sqlite(e)) => {

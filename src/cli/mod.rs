@@ -98,20 +98,21 @@ pub fn settle_imports(conn: &mut rusqlite::Connection, path: &Path) -> anyhow::R
     Ok(())
 }
 
-/// Opens the database at `path` for a command that only reads it: read-only, so it works
-/// on a read-only file or directory, and nothing is created or migrated.
+/// Opens the database at `path` for a command that only reads it: query-only, so it works
+/// on a read-only file or directory, nothing is created or migrated, and the WAL's side
+/// files go when it closes.
 pub fn open_reading(path: &Path, first: &str) -> anyhow::Result<rusqlite::Connection> {
     if !path.exists() {
         anyhow::bail!("no database at {} (run {first} first)", path.display());
     }
-    let opened = match chessgraph::db::open_read_only(path) {
+    let opened = match chessgraph::db::open_query_only(path) {
         // A writable connection settles an interrupted bulk import; where the file cannot
         // be written the refusal, which says how to settle it, stands.
         Err(e @ chessgraph::Error::UnfinishedImport { .. }) => match chessgraph::db::open(path) {
             Ok(mut conn) => {
                 settle_imports(&mut conn, path)?;
                 drop(conn);
-                chessgraph::db::open_read_only(path)
+                chessgraph::db::open_query_only(path)
             }
             Err(_) => Err(e),
         },
@@ -124,6 +125,10 @@ pub fn open_reading(path: &Path, first: &str) -> anyhow::Result<rusqlite::Connec
             | chessgraph::Error::UnfinishedImport { .. }
             | chessgraph::Error::ImportRunning { .. }),
         ) => Err(e.into()),
+        // An empty file (0 bytes, or SQLite's with no table yet) is no older database.
+        Err(chessgraph::Error::SchemaTooOld { found: 0, .. }) => {
+            anyhow::bail!("{} is empty (run {first} first)", path.display())
+        }
         Err(e) => Err(e).with_context(|| format!("cannot open database {}", path.display())),
     }
 }
@@ -151,6 +156,27 @@ pub fn player(
     String,
     chessgraph::uci::Resolver,
 )> {
+    let (settings, name, resolve) = checked_player(db_path, spec, spec, evaluator)?;
+    let player = settings
+        .build()
+        .with_context(|| format!("--player {spec}"))?;
+    Ok((player, name, resolve))
+}
+
+/// The checked settings of `--player SPEC` (every key known, every value in range, its
+/// evaluators loaded; nothing built yet), its evaluator's name and the resolver: what
+/// [`player`] builds on, and what `tournament` checks before any engine starts. Errors
+/// about the spec's keys and values name the flag as `--player {shown}`.
+pub fn checked_player(
+    db_path: &Path,
+    spec: &str,
+    shown: &str,
+    evaluator: Option<&str>,
+) -> anyhow::Result<(
+    chessgraph::players::Settings,
+    String,
+    chessgraph::uci::Resolver,
+)> {
     let parsed = chessgraph::players::Spec::parse(spec)?;
     let name = evaluator
         .unwrap_or_else(|| default_evaluator(&parsed))
@@ -159,9 +185,10 @@ pub fn player(
         .with_context(|| format!("loading evaluator {name:?}"))?;
     let db = db_path.to_owned();
     let resolve = move |s: &str| chessgraph::db::evaluators::resolve(&db, s);
-    let player = chessgraph::players::build(&parsed, std::sync::Arc::new(loaded), &resolve)
-        .with_context(|| format!("--player {spec}"))?;
-    Ok((player, name, Box::new(resolve)))
+    let settings =
+        chessgraph::players::Settings::check(&parsed, std::sync::Arc::new(loaded), &resolve)
+            .with_context(|| format!("--player {shown}"))?;
+    Ok((settings, name, Box::new(resolve)))
 }
 
 /// The graph-features study's evaluator, which the studies' players use unless told otherwise.

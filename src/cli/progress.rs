@@ -33,7 +33,7 @@ impl Unit {
     fn rate(self, per_sec: f64) -> String {
         let per_sec = if per_sec.is_finite() { per_sec } else { 0.0 };
         match self {
-            Unit::Items(noun) => format!("{} {noun}/s", thousands(per_sec.round() as u64)),
+            Unit::Items(noun) => format!("{} {noun}/s", slow_rate(per_sec)),
             Unit::Bytes => format!("{}/s", HumanBytes(per_sec.round() as u64)),
         }
     }
@@ -57,6 +57,16 @@ fn thousands(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+/// A rate of things per second: whole numbers from 10 on, else two significant digits,
+/// so a slow rate (a few training batches a second, or fewer) never shows as 0.
+fn slow_rate(per_sec: f64) -> String {
+    if per_sec >= 9.95 || per_sec <= 0.0 {
+        return thousands(per_sec.max(0.0).round() as u64);
+    }
+    let decimals = (1.0 - per_sec.log10().floor()).max(1.0) as usize;
+    format!("{per_sec:.decimals$}")
 }
 
 /// "done/total noun" (or "done noun" while the total is unknown).
@@ -234,5 +244,16 @@ mod tests {
             Unit::Items("positions").rate(31_408.551_6),
             "31,409 positions/s"
         );
+    }
+
+    #[test]
+    fn slow_rates_are_not_zero() {
+        let rate = |r| Unit::Items("batches").rate(r);
+        assert_eq!(rate(0.0), "0 batches/s");
+        assert_eq!(rate(0.4), "0.40 batches/s");
+        assert_eq!(rate(0.0372), "0.037 batches/s");
+        assert_eq!(rate(2.54), "2.5 batches/s");
+        assert_eq!(rate(9.96), "10 batches/s");
+        assert_eq!(rate(12.4), "12 batches/s");
     }
 }

@@ -82,8 +82,10 @@ fn participants(db_path: &Path, args: &Args) -> anyhow::Result<Vec<Participant>>
             }
             _ => (None, text.as_str()),
         };
-        let spec = Spec::parse(spec).with_context(|| format!("--player {text}"))?;
-        let spec = spec.to_string();
+        // Checked in full here (unknown players and keys, values, evaluators), so that a
+        // bad spec is one error before any engine starts, not a dead engine's.
+        let _checked = super::checked_player(db_path, spec, text, None)?;
+        let spec = Spec::parse(spec)?.to_string();
         out.push(Participant {
             name: name.unwrap_or_else(|| spec.clone()),
             definition: format!("player {spec}"),

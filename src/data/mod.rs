@@ -22,6 +22,7 @@ use std::path::Path;
 use indicatif::ProgressBar;
 use shakmaty::Color;
 
+pub use crate::error::cut;
 use crate::{Error, Result};
 
 /// A puzzle that could not be read.
@@ -558,14 +559,6 @@ pub(crate) fn collect_items(
     })
     .expect("reading from memory does not fail");
     out
-}
-
-/// Cuts `s` to at most `max` characters (on a char boundary).
-pub fn cut(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_owned(),
-    }
 }
 
 #[cfg(test)]

@@ -58,6 +58,19 @@ pub fn open(path: &Path) -> Result<Connection> {
 /// or written, so a read-only file or directory works (a directory that cannot hold the
 /// WAL's side files is opened immutable).
 pub fn open_read_only(path: &Path) -> Result<Connection> {
+    open_reader(path, false)
+}
+
+/// Opens the existing database at `path` for a command that reads it and exits: as
+/// [`open_read_only`], but a writable file is opened read-write and query-only, so that
+/// closing the last connection checkpoints the WAL and removes its `-wal` and `-shm`
+/// files, which a read-only connection cannot do.
+pub fn open_query_only(path: &Path) -> Result<Connection> {
+    open_reader(path, true)
+}
+
+/// [`open_read_only`], or with `query_only` [`open_query_only`].
+fn open_reader(path: &Path, query_only: bool) -> Result<Connection> {
     use rusqlite::OpenFlags;
     refuse_directory(path)?;
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI;
@@ -72,7 +85,13 @@ pub fn open_read_only(path: &Path) -> Result<Connection> {
         })
         .and_then(|d| std::fs::metadata(d).ok())
         .is_some_and(|m| !m.permissions().readonly() && dir_accepts_files(path));
-    let conn = if dir_writable {
+    let writable = query_only && std::fs::metadata(path).is_ok_and(|m| !m.permissions().readonly());
+    let conn = if dir_writable && writable {
+        let read_write = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_URI;
+        let conn = Connection::open_with_flags(path, read_write)?;
+        conn.pragma_update(None, "query_only", true)?;
+        conn
+    } else if dir_writable {
         Connection::open_with_flags(path, flags)?
     } else {
         Connection::open_with_flags(immutable_uri(path), flags)?

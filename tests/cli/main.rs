@@ -14,6 +14,7 @@ mod import;
 mod learn;
 mod lichess;
 mod matches;
+mod messages;
 mod migrate;
 mod moves;
 #[cfg(feature = "nets")]

@@ -78,3 +78,15 @@ cgtest!(report_shows_solve_and_bench_runs, |dir| {
     );
     assert_eq!(dir.int("SELECT count(*) FROM runs"), 2);
 });
+
+cgtest!(reading_commands_leave_no_wal_side_files, |dir| {
+    dir.ok(&["import", &fixture("positions-2000.csv")]);
+    let side = |ext: &str| dir.path().join(format!("test.db-{ext}"));
+    assert!(!side("wal").exists() && !side("shm").exists());
+    // `report` ends scripts/run-sample.sh; `stats` and `heatmap` read the same way.
+    for args in [&["report"][..], &["stats"]] {
+        dir.ok(args);
+        assert!(!side("wal").exists(), "{args:?} left test.db-wal");
+        assert!(!side("shm").exists(), "{args:?} left test.db-shm");
+    }
+});
