@@ -36,7 +36,9 @@ impl Response {
     }
 }
 
-/// Sends one request to `addr` and reads the whole answer (30 s limit per read).
+/// Sends one request to `addr` and reads the whole answer (120 s limit per read: a
+/// condition the server stops at its memory bound takes seconds on an idle machine and
+/// several times that beside other work; a hang still fails).
 pub fn request(
     addr: SocketAddr,
     method: &str,
@@ -77,7 +79,7 @@ pub fn request_with(
 /// Writes `raw` bytes as they are and reads the answer.
 pub fn send_raw(addr: SocketAddr, raw: &[u8]) -> std::io::Result<Response> {
     let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(10))?;
-    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    stream.set_read_timeout(Some(Duration::from_secs(120)))?;
     stream.write_all(raw)?;
     read_response(stream)
 }
