@@ -14,7 +14,9 @@ pub enum CommandError {
         flag: String,
     },
     /// A quote is opened and never closed (or a backslash ends the text).
-    #[error("{flag} {text:?}: a quote is not closed (quote a path with spaces as \"my dir/engine\")")]
+    #[error(
+        "{flag} {text:?}: a quote is not closed (quote a path with spaces as \"my dir/engine\")"
+    )]
     Unbalanced {
         /// The flag the command came from.
         flag: String,
@@ -113,7 +115,10 @@ mod tests {
     fn an_unbalanced_quote_is_an_error_naming_the_flag() {
         for text in ["\"/my dir/sf", "sf 'x", "sf \\"] {
             let e = parse_with("--engine2", text, Path::new("x.db"), exe).unwrap_err();
-            assert!(matches!(e, CommandError::Unbalanced { .. }), "{text:?}: {e:?}");
+            assert!(
+                matches!(e, CommandError::Unbalanced { .. }),
+                "{text:?}: {e:?}"
+            );
             assert!(e.to_string().starts_with("--engine2 "), "{e}");
             assert!(e.to_string().contains("quote is not closed"), "{e}");
         }
@@ -151,10 +156,7 @@ mod tests {
             split("./chessgraph engine").unwrap(),
             ["./chessgraph", "engine"]
         );
-        assert_eq!(
-            split("sf chessgraph").unwrap(),
-            ["sf", "chessgraph"]
-        );
+        assert_eq!(split("sf chessgraph").unwrap(), ["sf", "chessgraph"]);
     }
 
     #[test]

@@ -51,7 +51,10 @@ mod tests {
     #[test]
     fn the_two_ways_are_inverse() {
         for elo in [-800.0, -190.85, -1.0, 0.0, 35.0, 190.85, 800.0] {
-            assert!((score_to_elo(expected_score(elo)) - elo).abs() < 1e-9, "{elo}");
+            assert!(
+                (score_to_elo(expected_score(elo)) - elo).abs() < 1e-9,
+                "{elo}"
+            );
         }
         // And the odds scale agrees: σ(LN_ODDS_PER_ELO · d).
         let d = 123.0;

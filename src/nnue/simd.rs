@@ -339,6 +339,9 @@ mod tests {
                 }
             }
         }
-        assert!(elsewhere.is_empty(), "AVX2 checked by hand in {elsewhere:?}");
+        assert!(
+            elsewhere.is_empty(),
+            "AVX2 checked by hand in {elsewhere:?}"
+        );
     }
 }

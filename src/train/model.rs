@@ -9,8 +9,8 @@
 //! in groups ([`super::group`]) to keep the rows it reads and writes in cache.
 
 use crate::nnue::features::mirror;
-use crate::nnue::simd::avx2_dispatch;
 use crate::nnue::network::output_bucket;
+use crate::nnue::simd::avx2_dispatch;
 use crate::nnue::{FeatureSet, Network, QA, SCALE};
 
 use super::data::{MAX_FEATURES, Sample};
@@ -120,9 +120,8 @@ fn backward_generic(
             let b = params.bucket(s);
             let out_w = &params.out_w[2 * h * b..2 * h * (b + 1)];
             let (w_us, w_them) = out_w.split_at(h);
-            let out = kernels::screlu_dot(us, w_us)
-                + kernels::screlu_dot(them, w_them)
-                + params.out_b[b];
+            let out =
+                kernels::screlu_dot(us, w_us) + kernels::screlu_dot(them, w_them) + params.out_b[b];
             let sign = if s.white_to_move { 1.0 } else { -1.0 };
             let p = sigmoid(k * sign * out * SCALE as f32);
             let t = target(s, k, lambda);

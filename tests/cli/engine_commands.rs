@@ -88,7 +88,13 @@ cgtest!(an_unclosed_quote_names_the_flag, |dir| {
     let cases: [&[&str]; 3] = [
         &["label", "--engine", "\"/my engines/sf"],
         &["match", "--engine2", "'/my engines/sf"],
-        &["tournament", "--engine", "sf=\"/my engines/sf", "--engine", "b=sf"],
+        &[
+            "tournament",
+            "--engine",
+            "sf=\"/my engines/sf",
+            "--engine",
+            "b=sf",
+        ],
     ];
     for args in cases {
         let out = dir.run(args);

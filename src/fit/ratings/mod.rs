@@ -173,7 +173,9 @@ fn gradient(res: &Results, members: &[usize], r: &[f64]) -> Vec<f64> {
             members
                 .iter()
                 .enumerate()
-                .map(|(b, &j)| C * (res.points(i, j) - res.games(i, j) * expected_score(r[a] - r[b])))
+                .map(|(b, &j)| {
+                    C * (res.points(i, j) - res.games(i, j) * expected_score(r[a] - r[b]))
+                })
                 .sum()
         })
         .collect()
