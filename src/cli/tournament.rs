@@ -62,17 +62,9 @@ pub struct Args {
     json: bool,
 }
 
-/// This program's path, for `chessgraph` in commands.
-fn this_program() -> anyhow::Result<String> {
-    Ok(std::env::current_exe()
-        .context("cannot find this program's path")?
-        .display()
-        .to_string())
-}
-
 /// The participants of the command line, in the order given (players, then engines).
 fn participants(db_path: &Path, args: &Args) -> anyhow::Result<Vec<Participant>> {
-    let exe = this_program()?;
+    let exe = command::this_program("--player")?;
     let db = db_path.display().to_string();
     let mut out = Vec::new();
     for text in &args.player {

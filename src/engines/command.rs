@@ -2,7 +2,7 @@
 //! like a POSIX shell does, so a quoted path may hold spaces, and with `chessgraph` as its
 //! program word meaning this very program, given the caller's database.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Why an engine command line cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -42,7 +42,18 @@ const THIS_PROGRAM: &str = "chessgraph";
 /// program's path and, unless the command gives `--db` itself, is followed by
 /// `--db <db>`, so the engine reads the same database as the command that starts it.
 pub fn parse(flag: &str, text: &str, db: &Path) -> Result<Vec<String>, CommandError> {
-    parse_with(flag, text, db, std::env::current_exe)
+    parse_with(flag, text, db, || this_program(flag))
+}
+
+/// This program's path, the program word of a command that runs chessgraph itself (what
+/// `chessgraph` in a command given with `flag` becomes).
+pub fn this_program(flag: &str) -> Result<String, CommandError> {
+    std::env::current_exe()
+        .map(|exe| exe.display().to_string())
+        .map_err(|source| CommandError::ThisProgram {
+            flag: flag.to_owned(),
+            source,
+        })
 }
 
 /// [`parse`] with this program's path from `this_program` (called only when needed).
@@ -50,7 +61,7 @@ fn parse_with(
     flag: &str,
     text: &str,
     db: &Path,
-    this_program: impl FnOnce() -> std::io::Result<PathBuf>,
+    this_program: impl FnOnce() -> Result<String, CommandError>,
 ) -> Result<Vec<String>, CommandError> {
     let mut words = shlex::split(text).ok_or_else(|| CommandError::Unbalanced {
         flag: flag.to_owned(),
@@ -62,11 +73,7 @@ fn parse_with(
         });
     }
     if words[0] == THIS_PROGRAM {
-        let exe = this_program().map_err(|source| CommandError::ThisProgram {
-            flag: flag.to_owned(),
-            source,
-        })?;
-        words[0] = exe.display().to_string();
+        words[0] = this_program()?;
         if !words.iter().any(|w| w == "--db" || w.starts_with("--db=")) {
             words.splice(1..1, ["--db".to_owned(), db.display().to_string()]);
         }
@@ -78,8 +85,8 @@ fn parse_with(
 mod tests {
     use super::*;
 
-    fn exe() -> std::io::Result<PathBuf> {
-        Ok(PathBuf::from("/opt/cg/bin/chessgraph"))
+    fn exe() -> Result<String, CommandError> {
+        Ok("/opt/cg/bin/chessgraph".to_owned())
     }
 
     fn split(text: &str) -> Result<Vec<String>, CommandError> {
@@ -160,12 +167,17 @@ mod tests {
     }
 
     #[test]
-    fn an_unknown_own_path_is_an_error() {
-        let e = parse_with("--engine1", "chessgraph engine", Path::new("x.db"), || {
-            Err(std::io::Error::other("gone"))
-        })
-        .unwrap_err();
+    fn an_unknown_own_path_fails_only_commands_that_need_it() {
+        let unknown = || {
+            Err(CommandError::ThisProgram {
+                flag: "--engine1".to_owned(),
+                source: std::io::Error::other("gone"),
+            })
+        };
+        let db = Path::new("x.db");
+        let e = parse_with("--engine1", "chessgraph engine", db, unknown).unwrap_err();
         assert!(matches!(e, CommandError::ThisProgram { .. }), "{e:?}");
         assert!(e.to_string().starts_with("--engine1:"), "{e}");
+        assert_eq!(parse_with("--engine1", "sf", db, unknown).unwrap(), ["sf"]);
     }
 }
