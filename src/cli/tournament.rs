@@ -100,7 +100,7 @@ fn participants(db_path: &Path, args: &Args) -> anyhow::Result<Vec<Participant>>
         let (name, cmd) = text
             .split_once('=')
             .with_context(|| format!("--engine {text:?} is not NAME=CMD"))?;
-        let command = command::parse(&format!("--engine {}", name.trim()), cmd, db_path)?;
+        let command = command::parse(&format!("--engine {}=", name.trim()), cmd, db_path)?;
         out.push(Participant {
             name: name.trim().to_owned(),
             definition: format!("engine {}", cmd.trim()),
