@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use chessgraph::db::labels::LabelChoice;
+use chessgraph::engines::command;
 use chessgraph::fit::split::Part;
 use chessgraph::label::Labeller;
 use chessgraph::label::uci::{Go, UciLabeller};
@@ -30,7 +31,7 @@ pub struct Args {
     /// Labels (and their labellers' best moves), in order of preference: `imported` or labeller names.
     #[arg(long, default_value = "imported", value_name = "NAME,..")]
     labels: String,
-    /// A UCI engine (command and arguments) to evaluate the position after each move: the study's τ.
+    /// A UCI engine (its command line, quoted as in a shell) to evaluate the position after each move: the study's τ.
     #[arg(long, value_name = "CMD")]
     engine: Option<String>,
     /// The engine's search depth (the study used Stockfish at depth 10).
@@ -81,7 +82,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         .context("reading the positions")?;
     let mut engine = match &args.engine {
         None => None,
-        Some(cmd) => Some(start_engine(cmd, &args)?),
+        Some(cmd) => Some(start_engine(cmd, &args, db_path)?),
     };
     let mut reports = Vec::new();
     let started = Instant::now();
@@ -119,9 +120,8 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn start_engine(cmd: &str, args: &Args) -> anyhow::Result<UciLabeller> {
-    let command: Vec<String> = cmd.split_whitespace().map(str::to_owned).collect();
-    anyhow::ensure!(!command.is_empty(), "--engine must name a program");
+fn start_engine(cmd: &str, args: &Args, db_path: &Path) -> anyhow::Result<UciLabeller> {
+    let command = command::parse("--engine", cmd, db_path)?;
     let mut options = Vec::new();
     for o in &args.options {
         let (k, v) = o

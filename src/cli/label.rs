@@ -7,13 +7,14 @@ use std::time::{Duration, Instant};
 use super::progress::{Progress, Unit};
 use anyhow::Context;
 use chessgraph::db::labels;
+use chessgraph::engines::command;
 use chessgraph::label::uci::{Go, UciLabeller};
 use chessgraph::label::{self, LabelError, Labeller};
 
 /// Arguments of `chessgraph label`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Engine command line, split at spaces, e.g. "/usr/games/stockfish".
+    /// Engine command line, quoted as in a shell, e.g. "/usr/games/stockfish" or "chessgraph engine --evaluator mine" (this program, with --db).
     #[arg(long, value_name = "CMD")]
     engine: String,
     /// Name the labels are stored under (what `--labels` selects) [default: the program's file name].
@@ -58,8 +59,7 @@ pub struct Args {
 
 /// Runs `chessgraph label`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    let command: Vec<String> = args.engine.split_whitespace().map(str::to_owned).collect();
-    anyhow::ensure!(!command.is_empty(), "--engine must name a program");
+    let command = command::parse("--engine", &args.engine, db_path)?;
     anyhow::ensure!(
         args.timeout.is_finite() && args.timeout > 0.0,
         "--timeout must be positive"

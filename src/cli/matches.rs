@@ -4,15 +4,16 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use chessgraph::engines::command;
 use chessgraph::measure::matches::{self, EngineSpec, MatchOptions, Summary};
 
 /// Arguments of `chessgraph match`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// First engine's command line, split at spaces (no quoting; `chessgraph` as its first word means this program, with --db) [default: chessgraph engine].
+    /// First engine's command line, quoted as in a shell (`chessgraph` as its first word means this program, with --db) [default: chessgraph engine].
     #[arg(long, value_name = "CMD")]
     engine1: Option<String>,
-    /// Second engine's command line, split at spaces, e.g. "/usr/games/stockfish" or "chessgraph engine --evaluator material".
+    /// Second engine's command line, quoted as in a shell, e.g. "/usr/games/stockfish" or "chessgraph engine --evaluator material".
     #[arg(long, value_name = "CMD")]
     engine2: String,
     /// UCI option for the first engine, NAME=VALUE (repeatable).
@@ -45,23 +46,6 @@ pub struct Args {
     json: bool,
 }
 
-/// An engine's command line split at spaces; `chessgraph` as its first word is this
-/// program, given this command's --db unless the command names one.
-fn command_line(cmd: &str, db_path: &Path) -> anyhow::Result<Vec<String>> {
-    let mut words: Vec<String> = cmd.split_whitespace().map(str::to_owned).collect();
-    anyhow::ensure!(!words.is_empty(), "empty engine command");
-    if words[0] == "chessgraph" {
-        words[0] = std::env::current_exe()
-            .context("cannot find this program's path")?
-            .display()
-            .to_string();
-        if !words.iter().any(|w| w == "--db" || w.starts_with("--db=")) {
-            words.splice(1..1, ["--db".to_owned(), db_path.display().to_string()]);
-        }
-    }
-    Ok(words)
-}
-
 fn options(list: &[String]) -> anyhow::Result<Vec<(String, String)>> {
     list.iter()
         .map(|o| {
@@ -76,8 +60,8 @@ fn options(list: &[String]) -> anyhow::Result<Vec<(String, String)>> {
 fn engine_specs(args: &Args, db_path: &Path) -> anyhow::Result<([String; 2], [EngineSpec; 2])> {
     let cmd1 = args.engine1.as_deref().unwrap_or("chessgraph engine");
     let commands = [
-        command_line(cmd1, db_path)?,
-        command_line(&args.engine2, db_path)?,
+        command::parse("--engine1", cmd1, db_path)?,
+        command::parse("--engine2", &args.engine2, db_path)?,
     ];
     let default_names = [cmd1.to_owned(), args.engine2.clone()];
     let names = match args.names.clone() {

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use super::progress::{Progress, Unit};
 use anyhow::Context;
 use chessgraph::db::tournaments::GameRow;
+use chessgraph::engines::command;
 use chessgraph::measure::matches::{self, EngineSpec};
 use chessgraph::measure::sprt::{Sprt, SprtParams, SprtReport, Verdict};
 use chessgraph::measure::tournament::{self, Participant, Tournament};
@@ -19,7 +20,7 @@ pub struct Args {
     /// A player, [NAME=]SPEC (repeatable), e.g. `random:seed=1`, `tuned=engine:evaluator=tuned`: run as `chessgraph engine --player SPEC` with --db passed through; named by its spec unless NAME= is given.
     #[arg(long, value_name = "SPEC")]
     player: Vec<String>,
-    /// A UCI engine, NAME=CMD (repeatable): the command split at spaces, e.g. "sf=/usr/games/stockfish" (`chessgraph` as its first word means this program, with --db).
+    /// A UCI engine, NAME=CMD (repeatable): the command quoted as in a shell, e.g. "sf=/usr/games/stockfish" (`chessgraph` as its first word means this program, with --db).
     #[arg(long, value_name = "NAME=CMD")]
     engine: Vec<String>,
     /// A UCI option for one participant, NAME:OPTION=VALUE (repeatable), e.g. "sf:UCI_Elo=1500".
@@ -61,17 +62,9 @@ pub struct Args {
     json: bool,
 }
 
-/// This program's path, for `chessgraph` in commands.
-fn this_program() -> anyhow::Result<String> {
-    Ok(std::env::current_exe()
-        .context("cannot find this program's path")?
-        .display()
-        .to_string())
-}
-
 /// The participants of the command line, in the order given (players, then engines).
 fn participants(db_path: &Path, args: &Args) -> anyhow::Result<Vec<Participant>> {
-    let exe = this_program()?;
+    let exe = command::this_program("--player")?;
     let db = db_path.display().to_string();
     let mut out = Vec::new();
     for text in &args.player {
@@ -107,14 +100,7 @@ fn participants(db_path: &Path, args: &Args) -> anyhow::Result<Vec<Participant>>
         let (name, cmd) = text
             .split_once('=')
             .with_context(|| format!("--engine {text:?} is not NAME=CMD"))?;
-        let mut command: Vec<String> = cmd.split_whitespace().map(str::to_owned).collect();
-        anyhow::ensure!(!command.is_empty(), "--engine {text:?}: empty command");
-        if command[0] == "chessgraph" {
-            command[0] = exe.clone();
-            if !command.iter().any(|w| w == "--db") {
-                command.splice(1..1, ["--db".to_owned(), db.clone()]);
-            }
-        }
+        let command = command::parse(&format!("--engine {}=", name.trim()), cmd, db_path)?;
         out.push(Participant {
             name: name.trim().to_owned(),
             definition: format!("engine {}", cmd.trim()),

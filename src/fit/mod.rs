@@ -7,6 +7,7 @@
 //! default the graph-features study's: `material = 0 AND total_material > 40` (material
 //! level, not an endgame), so the positional features are not swamped by material.
 
+pub mod elo;
 mod error;
 pub mod export;
 pub mod linalg;

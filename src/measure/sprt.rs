@@ -25,6 +25,8 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
+use crate::fit::elo::{expected_score, half_width_95, score_to_elo};
+
 /// What is wrong with an `--sprt` string.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SprtError {
@@ -204,20 +206,6 @@ impl Verdict {
     }
 }
 
-/// The expected score of a player `elo` logistic Elo stronger than its opponent.
-pub fn expected_score(elo: f64) -> f64 {
-    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
-}
-
-/// Logistic Elo of an expected score (NaN at 0 and 1 and outside).
-pub fn score_to_elo(s: f64) -> f64 {
-    if s <= 0.0 || s >= 1.0 {
-        f64::NAN
-    } else {
-        -400.0 * (1.0 / s - 1.0).log10()
-    }
-}
-
 /// Mean and variance of a pair's score per game (0, ¼, ½, ¾, 1) over pentanomial counts
 /// (LL, LD, DD+WL, WD, WW), each count at least `floor`; and their total.
 fn pair_stats(counts: &[u64; 5], floor: f64) -> (f64, f64, f64) {
@@ -304,8 +292,7 @@ pub fn pentanomial_elo(counts: &[u64; 5]) -> (f64, f64) {
     }
     let (n, s, var) = pair_stats(counts, 0.0);
     let se = (var / n).sqrt();
-    let (lo, hi) = (score_to_elo(s - 1.96 * se), score_to_elo(s + 1.96 * se));
-    (score_to_elo(s), (hi - lo) / 2.0)
+    (score_to_elo(s), half_width_95(s, se))
 }
 
 /// A running test: games come in with the key of their pair (the opening), a pair

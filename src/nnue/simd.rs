@@ -16,7 +16,7 @@
 use super::QA;
 
 /// Defines `$vis fn $name` that runs `$generic` compiled with AVX2 when the CPU has it and
-/// as built otherwise (also used by the trainer's optimizer).
+/// as built otherwise (also used by the trainer's model and optimizer).
 macro_rules! avx2_dispatch {
     ($(#[$doc:meta])* $vis:vis fn $name:ident / $avx2:ident = $generic:ident ($($arg:ident: $ty:ty),*) $(-> $ret:ty)?) => {
         $(#[$doc])*
@@ -316,5 +316,32 @@ mod tests {
                 assert_eq!(in_place, want, "in place, n = {n}, {na} + {ns} rows");
             }
         }
+    }
+
+    /// Every run-time AVX2 check is in this file ([`avx2_dispatch`] or the intrinsic
+    /// kernels), so there is one way to choose the wide copy.
+    #[test]
+    fn every_avx2_check_is_here() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let this = root.join("nnue").join("simd.rs");
+        let mut stack = vec![root];
+        let mut elsewhere = Vec::new();
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") && path != this {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    if text.contains("is_x86_feature_detected!") {
+                        elsewhere.push(path.display().to_string());
+                    }
+                }
+            }
+        }
+        assert!(
+            elsewhere.is_empty(),
+            "AVX2 checked by hand in {elsewhere:?}"
+        );
     }
 }

@@ -10,6 +10,7 @@
 
 use crate::nnue::features::mirror;
 use crate::nnue::network::output_bucket;
+use crate::nnue::simd::avx2_dispatch;
 use crate::nnue::{FeatureSet, Network, QA, SCALE};
 
 use super::data::{MAX_FEATURES, Sample};
@@ -21,46 +22,8 @@ use super::params::Params;
 impl Params {
     /// The model's evaluation of `s`, centipawns from the side to move's view.
     pub fn predict_stm(&self, s: &Sample, scratch: &mut Scratch) -> f32 {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2, checked just above.
-            unsafe { self.forward_avx2(s, scratch) };
-            return scratch.out * SCALE as f32;
-        }
-        self.forward(s, scratch);
+        forward(self, s, scratch);
         scratch.out * SCALE as f32
-    }
-
-    /// [`Params::forward`] compiled for AVX2 (the same operations, 8-wide).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn forward_avx2(&self, s: &Sample, scratch: &mut Scratch) {
-        self.forward(s, scratch)
-    }
-
-    /// The forward pass of one sample: both perspectives' first layer (rows in the
-    /// sample's feature order), then the output, into `scratch`.
-    #[inline(always)]
-    fn forward(&self, s: &Sample, scratch: &mut Scratch) {
-        let h = self.hidden;
-        let n = s.white_features().len();
-        for (i, &f) in s.white_features().iter().enumerate() {
-            scratch.white[i] = f as usize;
-            scratch.black[i] = mirror(f as usize);
-        }
-        let (white, black) = (&scratch.white[..n], &scratch.black[..n]);
-        let (us, them) = if s.white_to_move {
-            (white, black)
-        } else {
-            (black, white)
-        };
-        kernels::accumulate(&self.ft_w, &self.ft_b, us, &mut scratch.us);
-        kernels::accumulate(&self.ft_w, &self.ft_b, them, &mut scratch.them);
-        let b = self.bucket(s);
-        let (w_us, w_them) = self.out_w[2 * h * b..2 * h * (b + 1)].split_at(h);
-        scratch.out = kernels::screlu_dot(&scratch.us, w_us)
-            + kernels::screlu_dot(&scratch.them, w_them)
-            + self.out_b[b];
     }
 
     /// The output bucket of `s`.
@@ -81,67 +44,7 @@ impl Params {
         grad: &mut Gradient,
         scratch: &mut Scratch,
     ) -> f64 {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2, checked just above.
-            return unsafe { self.backward_avx2(samples, k, lambda, grad, scratch) };
-        }
-        self.backward_generic(samples, k, lambda, grad, scratch)
-    }
-
-    /// [`Params::backward`] compiled for AVX2: the same code, with 8-wide vectors for the
-    /// row adds that are the whole cost (the build targets baseline x86-64 otherwise).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn backward_avx2(
-        &self,
-        samples: &[Sample],
-        k: f32,
-        lambda: f32,
-        grad: &mut Gradient,
-        scratch: &mut Scratch,
-    ) -> f64 {
-        self.backward_generic(samples, k, lambda, grad, scratch)
-    }
-
-    #[inline(always)]
-    fn backward_generic(
-        &self,
-        samples: &[Sample],
-        k: f32,
-        lambda: f32,
-        grad: &mut Gradient,
-        scratch: &mut Scratch,
-    ) -> f64 {
-        let h = self.hidden;
-        let mut loss = 0.0f64;
-        let group = &mut scratch.group;
-        for samples in samples.chunks(GROUP) {
-            group.forward(self, samples);
-            for (i, s) in samples.iter().enumerate() {
-                let (us, them) = group.vectors_mut(i);
-                let b = self.bucket(s);
-                let out_w = &self.out_w[2 * h * b..2 * h * (b + 1)];
-                let (w_us, w_them) = out_w.split_at(h);
-                let out = kernels::screlu_dot(us, w_us)
-                    + kernels::screlu_dot(them, w_them)
-                    + self.out_b[b];
-                let sign = if s.white_to_move { 1.0 } else { -1.0 };
-                let p = sigmoid(k * sign * out * SCALE as f32);
-                let t = target(s, k, lambda);
-                loss += f64::from((p - t) * (p - t));
-                // d loss / d out (the raw output, side to move's view).
-                let d = 2.0 * (p - t) * p * (1.0 - p) * k * SCALE as f32 * sign;
-                let g = &mut grad.params;
-                g.out_b[b] += d;
-                let (gw_us, gw_them) = g.out_w[2 * h * b..2 * h * (b + 1)].split_at_mut(h);
-                kernels::screlu_backward(us, w_us, d, gw_us);
-                kernels::screlu_backward(them, w_them, d, gw_them);
-                kernels::add_sum(&mut g.ft_b, us, them);
-            }
-            group.add_gradients(grad);
-        }
-        loss
+        backward_samples(self, samples, k, lambda, grad, scratch)
     }
 
     /// The quantized network: first layer × QA, output weights × `qb`, output bias × QA·`qb`.
@@ -161,6 +64,80 @@ impl Params {
         )
         .expect("clipped weights quantize into range")
     }
+}
+
+avx2_dispatch! {
+    /// The forward pass of one sample: both perspectives' first layer (rows in the
+    /// sample's feature order), then the output, into `scratch`; 8-wide with AVX2.
+    fn forward / forward_avx2 = forward_generic(params: &Params, s: &Sample, scratch: &mut Scratch)
+}
+
+#[inline(always)]
+fn forward_generic(params: &Params, s: &Sample, scratch: &mut Scratch) {
+    let h = params.hidden;
+    let n = s.white_features().len();
+    for (i, &f) in s.white_features().iter().enumerate() {
+        scratch.white[i] = f as usize;
+        scratch.black[i] = mirror(f as usize);
+    }
+    let (white, black) = (&scratch.white[..n], &scratch.black[..n]);
+    let (us, them) = if s.white_to_move {
+        (white, black)
+    } else {
+        (black, white)
+    };
+    kernels::accumulate(&params.ft_w, &params.ft_b, us, &mut scratch.us);
+    kernels::accumulate(&params.ft_w, &params.ft_b, them, &mut scratch.them);
+    let b = params.bucket(s);
+    let (w_us, w_them) = params.out_w[2 * h * b..2 * h * (b + 1)].split_at(h);
+    scratch.out = kernels::screlu_dot(&scratch.us, w_us)
+        + kernels::screlu_dot(&scratch.them, w_them)
+        + params.out_b[b];
+}
+
+avx2_dispatch! {
+    /// [`Params::backward`]: 8-wide with AVX2 for the row adds that are the whole cost
+    /// (the build targets baseline x86-64 otherwise).
+    fn backward_samples / backward_avx2 = backward_generic(params: &Params, samples: &[Sample], k: f32, lambda: f32, grad: &mut Gradient, scratch: &mut Scratch) -> f64
+}
+
+#[inline(always)]
+fn backward_generic(
+    params: &Params,
+    samples: &[Sample],
+    k: f32,
+    lambda: f32,
+    grad: &mut Gradient,
+    scratch: &mut Scratch,
+) -> f64 {
+    let h = params.hidden;
+    let mut loss = 0.0f64;
+    let group = &mut scratch.group;
+    for samples in samples.chunks(GROUP) {
+        group.forward(params, samples);
+        for (i, s) in samples.iter().enumerate() {
+            let (us, them) = group.vectors_mut(i);
+            let b = params.bucket(s);
+            let out_w = &params.out_w[2 * h * b..2 * h * (b + 1)];
+            let (w_us, w_them) = out_w.split_at(h);
+            let out =
+                kernels::screlu_dot(us, w_us) + kernels::screlu_dot(them, w_them) + params.out_b[b];
+            let sign = if s.white_to_move { 1.0 } else { -1.0 };
+            let p = sigmoid(k * sign * out * SCALE as f32);
+            let t = target(s, k, lambda);
+            loss += f64::from((p - t) * (p - t));
+            // d loss / d out (the raw output, side to move's view).
+            let d = 2.0 * (p - t) * p * (1.0 - p) * k * SCALE as f32 * sign;
+            let g = &mut grad.params;
+            g.out_b[b] += d;
+            let (gw_us, gw_them) = g.out_w[2 * h * b..2 * h * (b + 1)].split_at_mut(h);
+            kernels::screlu_backward(us, w_us, d, gw_us);
+            kernels::screlu_backward(them, w_them, d, gw_them);
+            kernels::add_sum(&mut g.ft_b, us, them);
+        }
+        group.add_gradients(grad);
+    }
+    loss
 }
 
 /// The blended target of a sample, White's view.

@@ -7,6 +7,7 @@ mod util;
 mod analyze;
 mod bulk;
 mod engine;
+mod engine_commands;
 #[cfg(feature = "parquet")]
 mod export_data;
 mod face;

@@ -10,7 +10,7 @@ use crate::util::{Dir, fixture};
 
 /// A fake labeller: answers every `go` with `on_go` (shell), after remembering the last
 /// `position fen` in `$fen`.
-fn labeller(dir: &Dir, name: &str, on_go: &str) -> String {
+pub(crate) fn labeller(dir: &Dir, name: &str, on_go: &str) -> String {
     let script = format!(
         "#!/bin/sh\nwhile read -r line; do\n  case \"$line\" in\n    uci) echo 'id name {name}'; echo uciok ;;\n    isready) echo readyok ;;\n    'position fen '*) fen=\"${{line#position fen }}\" ;;\n    go*) {on_go} ;;\n    quit) exit 0 ;;\n  esac\ndone\n"
     );
@@ -21,7 +21,7 @@ fn labeller(dir: &Dir, name: &str, on_go: &str) -> String {
 
 /// Scores a position by the length of its FEN (so labels differ between positions), with
 /// a bound line first that must not be taken.
-const SCORE_BY_LENGTH: &str = "echo \"info depth 1 score cp 999 lowerbound nodes 5\"; echo \"info depth 2 score cp ${#fen} nodes 10 pv e2e4\"; echo 'bestmove e2e4'";
+pub(crate) const SCORE_BY_LENGTH: &str = "echo \"info depth 1 score cp 999 lowerbound nodes 5\"; echo \"info depth 2 score cp ${#fen} nodes 10 pv e2e4\"; echo 'bestmove e2e4'";
 
 cgtest!(datagen_label_train_eval_end_to_end, |dir| {
     let out = dir.ok(&[

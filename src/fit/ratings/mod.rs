@@ -28,6 +28,7 @@ pub use table::{CrossTable, Standings, load, standings};
 
 use serde::Serialize;
 
+use super::elo::{LN_ODDS_PER_ELO, expected_score};
 use super::linalg::{cholesky, cholesky_solve};
 
 /// Points and games between players: the input of [`fit`].
@@ -133,17 +134,12 @@ pub struct Fit {
     pub notes: Vec<String>,
 }
 
-/// Elo per natural-log unit of odds: `P = σ(C · (r_i − r_j))`.
-const C: f64 = std::f64::consts::LN_10 / 400.0;
+/// Natural-log odds per Elo: `P = σ(C · (r_i − r_j))`.
+const C: f64 = LN_ODDS_PER_ELO;
 
 /// Half the 95 % quantile of χ² with one degree of freedom (3.8415 / 2): the drop in
 /// log-likelihood that bounds a likelihood-ratio interval.
 const LR_95: f64 = 1.920_729_4;
-
-/// P(i beats j) for a rating difference `d = r_i − r_j`.
-pub fn expected(d: f64) -> f64 {
-    1.0 / (1.0 + 10f64.powf(-d / 400.0))
-}
 
 /// ln σ(x), without overflow.
 fn ln_sigmoid(x: f64) -> f64 {
@@ -177,7 +173,9 @@ fn gradient(res: &Results, members: &[usize], r: &[f64]) -> Vec<f64> {
             members
                 .iter()
                 .enumerate()
-                .map(|(b, &j)| C * (res.points(i, j) - res.games(i, j) * expected(r[a] - r[b])))
+                .map(|(b, &j)| {
+                    C * (res.points(i, j) - res.games(i, j) * expected_score(r[a] - r[b]))
+                })
                 .sum()
         })
         .collect()
@@ -192,7 +190,7 @@ fn information(res: &Results, members: &[usize], r: &[f64]) -> Vec<f64> {
             if a == b {
                 continue;
             }
-            let p = expected(r[a] - r[b]);
+            let p = expected_score(r[a] - r[b]);
             let w = C * C * res.games(members[a], members[b]) * p * (1.0 - p);
             info[(a - 1) * m + (a - 1)] += w;
             if b > 0 {

@@ -41,7 +41,7 @@ fn three_players_in_a_consistent_chain() {
     res.add_record(1, 2, 3, 0, 1);
     res.add_record(0, 2, 9, 0, 1);
     let d = 400.0 * 3f64.log10();
-    assert!((expected(2.0 * d) - 0.9).abs() < 1e-12);
+    assert!((crate::fit::elo::expected_score(2.0 * d) - 0.9).abs() < 1e-12);
     let f = fit(&res, None);
     let r: Vec<f64> = f.ratings.iter().map(elo).collect();
     for (got, want) in r.iter().zip([d, 0.0, -d]) {

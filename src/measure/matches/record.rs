@@ -7,6 +7,7 @@ use shakmaty::{Chess, Color, Move, Position};
 use crate::chess::game::Termination as RuleEnd;
 use crate::chess::pgn::Record;
 use crate::engines::info::Analysis;
+use crate::fit::elo::{half_width_95, score_to_elo};
 
 /// Why a game ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -224,18 +225,10 @@ pub fn elo(wins: usize, draws: usize, losses: usize) -> (f64, f64, f64) {
         return (f64::NAN, f64::NAN, f64::NAN);
     }
     let s = (wins as f64 + 0.5 * draws as f64) / n;
-    let to_elo = |p: f64| {
-        if p <= 0.0 || p >= 1.0 {
-            f64::NAN
-        } else {
-            -400.0 * (1.0 / p - 1.0).log10()
-        }
-    };
     let var = (wins as f64 * (1.0 - s).powi(2)
         + draws as f64 * (0.5 - s).powi(2)
         + losses as f64 * s.powi(2))
         / n;
     let se = (var / n).sqrt();
-    let (lo, hi) = (to_elo(s - 1.96 * se), to_elo(s + 1.96 * se));
-    (s, to_elo(s), (hi - lo) / 2.0)
+    (s, score_to_elo(s), half_width_95(s, se))
 }
