@@ -48,9 +48,12 @@ pub fn run_eval(db_path: &Path, args: EvalArgs) -> anyhow::Result<()> {
     };
     let mut views = Vec::new();
     for name in &args.rating.evaluator {
-        let e = evaluators::resolve(db_path, name).with_context(|| format!("--evaluator {name}"))?;
+        let e =
+            evaluators::resolve(db_path, name).with_context(|| format!("--evaluator {name}"))?;
         let breakdown = chessgraph::eval::breakdown::breakdown(&e, &pos);
-        let total = breakdown.as_ref().map_or_else(|| e.evaluate(&pos), |b| b.total);
+        let total = breakdown
+            .as_ref()
+            .map_or_else(|| e.evaluate(&pos), |b| b.total);
         views.push((name.as_str(), total, breakdown));
     }
     let mut out = std::io::stdout().lock();
@@ -104,7 +107,11 @@ fn write_breakdown(
         out,
         "{name}: phase {} of 24 (24: middlegame, 0: ending); cp = coef × (mg × phase + eg × (24 − phase)) / 24, White's side{}",
         b.phase,
-        if b.terms.is_empty() { "; every term is balanced" } else { "" }
+        if b.terms.is_empty() {
+            "; every term is balanced"
+        } else {
+            ""
+        }
     )?;
     writeln!(
         out,

@@ -10,6 +10,7 @@ mod engine;
 #[cfg(feature = "parquet")]
 mod export_data;
 mod face;
+mod grammar;
 mod import;
 mod learn;
 mod lichess;
