@@ -38,6 +38,14 @@ pub struct EvalArgs {
 /// Runs `chessgraph eval`: one position's breakdown, or the rating without a FEN.
 pub fn run_eval(db_path: &Path, args: EvalArgs) -> anyhow::Result<()> {
     if args.fen.is_empty() {
+        // Someone who types `eval` alone most likely wants a position evaluated.
+        anyhow::ensure!(
+            args.rating.input.is_some() || db_path.exists(),
+            "no database at {}: `chessgraph eval FEN` evaluates one position; without a FEN, \
+             `eval` rates evaluators on a database's positions (run `chessgraph import FILE` \
+             first, or give --input FILE)",
+            db_path.display()
+        );
         return run(db_path, args.rating);
     }
     let fen = args.fen.join(" ");
@@ -119,17 +127,22 @@ fn write_breakdown(
         "term", "coef", "mg", "eg", "cp"
     )?;
     for (group, cp) in &groups {
+        // `+ 0.0` shows a zero contribution (a zero weight times -1) as +0.00, not -0.00.
+        let cp = cp + 0.0;
         writeln!(out, "{group:<28} {:>5} {:>6} {:>6} {cp:>+9.2}", "", "", "")?;
         for t in b.terms.iter().filter(|t| t.group == *group) {
             writeln!(
                 out,
                 "  {:<26} {:>5} {:>6} {:>6} {:>+9.2}",
-                t.name, t.coefficient, t.mg, t.eg, t.cp
+                t.name,
+                t.coefficient,
+                t.mg,
+                t.eg,
+                t.cp + 0.0
             )?;
         }
     }
-    // An empty sum is -0.0: start from +0.0 so a balanced position shows +0.00.
-    let sum = b.terms.iter().fold(0.0, |sum, t| sum + t.cp);
+    let sum = b.terms.iter().map(|t| t.cp).sum::<f64>() + 0.0;
     writeln!(
         out,
         "{:<28} {:>5} {:>6} {:>6} {sum:>+9.2}",

@@ -163,6 +163,14 @@ cgtest!(eval_fen_prints_each_term_and_a_network_its_total, |dir| {
 });
 
 cgtest!(eval_without_a_fen_is_rate_evaluator, |dir| {
+    // Without a database, `eval` alone points to both of its uses.
+    let alone = dir.run(&["eval"]);
+    assert_eq!(alone.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&alone.stderr);
+    assert!(
+        err.contains("no database") && err.contains("`chessgraph eval FEN`"),
+        "{err}"
+    );
     run_ok(&dir, &["import", "-q", &fixture("positions-2000.csv")]);
     let rating = [
         "--evaluator",
@@ -200,16 +208,26 @@ cgtest!(eval_without_a_fen_is_rate_evaluator, |dir| {
 cgtest!(train_without_a_subcommand_is_train_nnue, |dir| {
     run_ok(&dir, &["import", "-q", &fixture("positions-2000.csv")]);
     let opts = ["--hidden", "4", "--epochs", "1", "--quiet", "--seed", "1"];
-    run_ok(
+    let plain = run_ok(
         &dir,
         &[&["train", "--out", "plain.nnue"][..], &opts].concat(),
     );
-    run_ok(
+    let nnue = run_ok(
         &dir,
         &[&["train", "nnue", "--out", "nnue.nnue"][..], &opts].concat(),
     );
-    let size = |name: &str| std::fs::metadata(dir.path().join(name)).unwrap().len();
-    assert_eq!(size("plain.nnue"), size("nnue.nnue"));
+    let settings = |out: &str| {
+        out.lines()
+            .find(|l| l.starts_with("training "))
+            .map(str::to_owned)
+    };
+    assert!(settings(&plain).is_some(), "{plain}");
+    assert_eq!(settings(&plain), settings(&nnue));
+    // Both files are networks an evaluator flag takes.
+    run_ok(
+        &dir,
+        &["eval", "startpos", "--evaluator", "plain.nnue,nnue.nnue"],
+    );
     // Without a subcommand, --out is what is missing.
     let none = dir.run(&["train"]);
     assert_eq!(none.status.code(), Some(2));
