@@ -28,7 +28,7 @@ cg stats
 cg fit linear
 cg fit logistic
 cg tune --quiet --name tuned --out "$out/evaluator.json"
-cg eval --evaluator material,seed003,tuned
+cg rate evaluator --evaluator material,seed003,tuned
 cg heatmap --out-dir "$out/heatmaps"
 for puzzles in "$data"/puzzles/*.pgn "$data"/puzzles/*.epd; do
     [[ -f $puzzles ]] || continue

@@ -12,7 +12,7 @@ mod cli;
 /// attack/defense graph and features, fit and tune evaluation weights, draw heatmaps, play
 /// and measure a UCI engine.
 #[derive(Parser)]
-#[command(name = "chessgraph", version, about, after_help = DB_HELP)]
+#[command(name = "chessgraph", version, about, after_help = AFTER_HELP)]
 struct Cli {
     /// The SQLite database file (see `chessgraph --help`).
     #[arg(
@@ -26,9 +26,11 @@ struct Cli {
     command: Command,
 }
 
-/// What `--db` does, said once in the top-level help: every subcommand's `--db` line is
-/// one short line, so its own options stay in view.
-const DB_HELP: &str = "--db FILE: `import`, `datagen` and `tournament` create it when missing; the commands that read it need it to exist; `solve`, `bench`, `match` and `eval --input` record their runs in it only when it exists.";
+/// How the commands are named, and what `--db` does, said once in the top-level help:
+/// every subcommand's `--db` line is one short line, so its own options stay in view.
+const AFTER_HELP: &str = "The commands come in the order of the work: data in (import, analyze, stats), weights and models made from it (fit, tune, datagen, label, train), positions and evaluators measured (eval, rate, heatmap), files out (export), the engine played and measured (engine, bench, solve, match, tournament), and the record (report, serve). A verb that makes or measures several kinds of thing names the kind as its second word: `train nnue|cnn|selfplay|moves` writes a model file a player or evaluator loads, `fit linear|logistic` fits evaluation weights to features, `rate evaluator|policy` measures against the stored labels, `export data|evaluator` writes files for other programs; `eval FEN` evaluates one position term by term.
+
+--db FILE: `import`, `datagen` and `tournament` create it when missing; the commands that read it need it to exist; `solve`, `bench`, `match` and `rate evaluator --input` record their runs in it only when it exists.";
 
 #[derive(Subcommand)]
 enum Command {
@@ -38,7 +40,7 @@ enum Command {
     Analyze(cli::analyze::Args),
     /// Show what is in the database: counts, distributions, sources and rejects.
     Stats(cli::stats::Args),
-    /// Fit a model on the train split and store it: evaluation weights (`fit linear` on eval_cp, `fit logistic` on result or sign) or the move classifier (`fit moves`).
+    /// Fit evaluation weights to the features on the train split and store them: `fit linear` (on eval_cp) or `fit logistic` (on the result or the sign).
     Fit(cli::fit::Args),
     /// Texel-tune the tapered evaluator (material, PSTs, mobility, king safety, pawns) on the stored positions.
     Tune(cli::tune::Args),
@@ -46,24 +48,16 @@ enum Command {
     Datagen(cli::datagen::Args),
     /// Label the database's positions with any UCI engine (e.g. Stockfish), several processes in parallel; resumable.
     Label(cli::label::Args),
-    /// Train an NNUE (768 or 2,304 inputs → H → 1, optional output buckets) on the database's labelled positions, on the CPU, and write the network file.
-    Train(cli::train::Args),
-    /// Train one of the studies' networks (cnn-study, cnn-eval, resnet-policy, policy-value) with candle on the CPU, and write the model file.
-    #[cfg(feature = "nets")]
-    TrainNet(cli::train_net::Args),
-    /// Let a policy/value network play itself with PUCT and learn from its games, generation after generation; writes each generation's network, games and samples.
-    #[cfg(feature = "nets")]
-    SelfplayTrain(cli::selfplay_train::Args),
-    /// Measure policy networks on the split: top-1/top-3 agreement with the stored best move and, with an engine, τ of its evaluation after the network's move.
-    #[cfg(feature = "nets")]
-    EvalPolicy(cli::eval_policy::Args),
-    /// Evaluate positions (file or database) with evaluators, static and after quiescence; Kendall τ, Pearson, RMSE against labels.
-    Eval(cli::eval::Args),
-    /// Write an evaluator file: a built-in, one stored by `tune`, or a stored linear fit (--fit N).
-    ExportEvaluator(cli::export_evaluator::Args),
-    /// Write the tables (positions, features, edges, labels, splits) as Parquet files for DuckDB, Polars, Spark.
-    #[cfg(feature = "parquet")]
-    ExportData(cli::export_data::Args),
+    /// Train a model file that a player or evaluator loads: `train nnue` (also plain `train --out FILE`), `train cnn`, `train selfplay`, `train moves` (the move classifier).
+    Train(cli::groups::TrainArgs),
+    /// Evaluate one position term by term, as Stockfish's `eval` does: `chessgraph eval FEN [--evaluator A,B]`.
+    Eval(cli::eval::EvalArgs),
+    /// Rate against the stored labels: evaluators (`rate evaluator`: τ, Pearson, RMSE, Texel loss) or policy networks (`rate policy`: best-move agreement).
+    #[command(subcommand)]
+    Rate(cli::groups::Rate),
+    /// Write files for other programs: the tables as Parquet (`export data`) or an evaluator file (`export evaluator`).
+    #[command(subcommand)]
+    Export(cli::groups::Export),
     /// Average evaluation per piece and square: one PNG board per piece, a 3 × 4 grid and a CSV.
     Heatmap(cli::heatmap::Args),
     /// Play chess over UCI on standard input/output (for GUIs and match runners).
@@ -81,6 +75,25 @@ enum Command {
     /// Serve a page to play the engine and browse the database in a browser (read-only; loopback by default).
     #[cfg(feature = "serve")]
     Serve(cli::serve::Args),
+    /// Former name of `train cnn`.
+    #[cfg(feature = "nets")]
+    #[command(hide = true)]
+    TrainNet(cli::train_net::Args),
+    /// Former name of `train selfplay`.
+    #[cfg(feature = "nets")]
+    #[command(hide = true)]
+    SelfplayTrain(cli::selfplay_train::Args),
+    /// Former name of `rate policy`.
+    #[cfg(feature = "nets")]
+    #[command(hide = true)]
+    EvalPolicy(cli::eval_policy::Args),
+    /// Former name of `export evaluator`.
+    #[command(hide = true)]
+    ExportEvaluator(cli::export_evaluator::Args),
+    /// Former name of `export data`.
+    #[cfg(feature = "parquet")]
+    #[command(hide = true)]
+    ExportData(cli::export_data::Args),
 }
 
 fn main() -> ExitCode {
@@ -93,17 +106,10 @@ fn main() -> ExitCode {
         Command::Tune(args) => cli::tune::run(&cli.db, args),
         Command::Datagen(args) => cli::datagen::run(&cli.db, args),
         Command::Label(args) => cli::label::run(&cli.db, args),
-        Command::Train(args) => cli::train::run(&cli.db, args),
-        #[cfg(feature = "nets")]
-        Command::TrainNet(args) => cli::train_net::run(&cli.db, args),
-        #[cfg(feature = "nets")]
-        Command::SelfplayTrain(args) => cli::selfplay_train::run(args),
-        #[cfg(feature = "nets")]
-        Command::EvalPolicy(args) => cli::eval_policy::run(&cli.db, args),
-        Command::Eval(args) => cli::eval::run(&cli.db, args),
-        Command::ExportEvaluator(args) => cli::export_evaluator::run(&cli.db, args),
-        #[cfg(feature = "parquet")]
-        Command::ExportData(args) => cli::export_data::run(&cli.db, args),
+        Command::Train(args) => args.run(&cli.db),
+        Command::Eval(args) => cli::eval::run_eval(&cli.db, args),
+        Command::Rate(what) => what.run(&cli.db),
+        Command::Export(what) => what.run(&cli.db),
         Command::Heatmap(args) => cli::heatmap::run(&cli.db, args),
         Command::Engine(args) => cli::engine::run(&cli.db, args),
         Command::Bench(args) => cli::bench::run(&cli.db, args),
@@ -113,6 +119,15 @@ fn main() -> ExitCode {
         Command::Report(args) => cli::report::run(&cli.db, args),
         #[cfg(feature = "serve")]
         Command::Serve(args) => cli::serve::run(&cli.db, args),
+        #[cfg(feature = "nets")]
+        Command::TrainNet(args) => cli::train_net::run(&cli.db, args),
+        #[cfg(feature = "nets")]
+        Command::SelfplayTrain(args) => cli::selfplay_train::run(args),
+        #[cfg(feature = "nets")]
+        Command::EvalPolicy(args) => cli::eval_policy::run(&cli.db, args),
+        Command::ExportEvaluator(args) => cli::export_evaluator::run(&cli.db, args),
+        #[cfg(feature = "parquet")]
+        Command::ExportData(args) => cli::export_data::run(&cli.db, args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

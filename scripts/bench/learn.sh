@@ -32,7 +32,7 @@ time_it "fit linear" cg fit linear
 time_it "fit logistic" cg fit logistic
 time_it "tune" cg tune --quiet --name bench --replace --out "$tmp/tuned.json"
 time_it "heatmap" cg heatmap --out-dir "$tmp/hm"
-time_it "eval (test)" cg eval --evaluator material,seed003,"$tmp/tuned.json"
+time_it "eval (test)" cg rate evaluator --evaluator material,seed003,"$tmp/tuned.json"
 echo
 echo "== fit linear (the graph-features study's regression)"
 cg fit linear
@@ -41,4 +41,4 @@ echo "== tune (last run)"
 cg tune --quiet --name bench-last --out "$tmp/tuned.json" | grep -v '^step'
 echo
 echo "== eval on the held-out test part"
-cg eval --evaluator material,seed003,"$tmp/tuned.json"
+cg rate evaluator --evaluator material,seed003,"$tmp/tuned.json"

@@ -26,7 +26,7 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 echo "database: 200,000 positions with Stockfish's depth-8 best move and score"
 for arch in cnn-study cnn-eval resnet-policy policy-value; do
     echo "== $arch (default size), $train training positions, 1 epoch"
-    peak "$bin" --db "$db" train-net --arch "$arch" --out "$tmp/$arch.safetensors" --train-positions "$train" \
+    peak "$bin" --db "$db" train cnn --arch "$arch" --out "$tmp/$arch.safetensors" --train-positions "$train" \
         --valid-positions 2000 --epochs 1 --quiet | grep -E "^epoch|^kept|^peak"
 done
 echo "== engine on cnn-study (bench, depth 3)"

@@ -23,7 +23,7 @@ done
 target/release/examples/nnue_bench
 $cg --db "$work/g.db" datagen --games 100 --nodes 5000 --evaluator reports/evaluator.json --quiet | tail -1
 $cg --db "$work/s.db" import --quiet ../shared/data/positions-200k.csv.zst ../shared/data/games-200k.pgn.zst > /dev/null
-$cg --db "$work/s.db" train --epochs 1 --out "$work/t.nnue" --quiet | tail -1
+$cg --db "$work/s.db" train nnue --epochs 1 --out "$work/t.nnue" --quiet | tail -1
 if [[ -x /usr/games/stockfish ]]; then
     $cg --db "$work/g.db" label --engine /usr/games/stockfish --limit 3000 --quiet | tail -1
 fi

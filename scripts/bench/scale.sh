@@ -56,7 +56,7 @@ imported=$(size "$work/all.db")
 timed analyze-all "$cg" --db "$work/all.db" analyze --quiet
 timed analyze-attacks "$cg" --db "$work/attacks.db" analyze --quiet --edges attacks
 timed analyze-none "$cg" --db "$work/none.db" analyze --quiet --edges none
-timed export "$cg" --db "$work/none.db" export-data --out "$work/parquet" --quiet
+timed export "$cg" --db "$work/none.db" export data --out "$work/parquet" --quiet
 cat "$work/export.out"
 
 echo

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reads a `chessgraph export-data` directory with an independent Parquet reader (DuckDB,
+"""Reads a `chessgraph export data` directory with an independent Parquet reader (DuckDB,
 else pyarrow) and checks it against the SQLite database it came from (Python's sqlite3).
 
     python3 scripts/check/parquet.py --db chessgraph.db --dir export [--rows-per-file N]

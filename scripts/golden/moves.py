@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Golden values for `chessgraph fit moves`, from an independent implementation
+"""Golden values for `chessgraph train moves`, from an independent implementation
 (python-chess for the games and the encoding, scikit-learn's LogisticRegression for the fit).
 
     python3 scripts/golden/moves.py make-fixture   # once: cut tests/fixtures/moves-games.pgn
@@ -12,7 +12,7 @@ move repeats across the chosen games or within a decisive one, so every winner's
 recoverable from the positions chessgraph stores (each position once, under the first game).
 
 golden (needs numpy and scikit-learn) replays the fixture's games with python-chess and
-builds the examples as the README describes `fit moves`: in every position of a decisive
+builds the examples as the README describes `train moves`: in every position of a decisive
 game where the winner is to move, the move played is a 1 and every other legal move a 0.
 Columns (192), from the side to move's view (squares mirrored top to bottom when Black is
 to move): the piece code per square (+1 pawn .. +6 king for the side to move, negative for

@@ -32,7 +32,7 @@ if [[ ! -s $db ]]; then
     cg import --quiet "$shared/positions-200k.csv.zst" "$shared/games-200k.pgn.zst"
 fi
 if [[ ! -s $out/moves.json ]]; then
-    cg fit moves --out "$out/moves.json" > /dev/null
+    cg train moves --out "$out/moves.json" > /dev/null
 fi
 cg tournament --name players-study \
     --player "Naive=random:seed=1" \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The self-play loop the neural-network study could not afford, and its Elo curve: from a
-# policy-value network (generation 0), `selfplay-train` plays and trains GENERATIONS
+# policy-value network (generation 0), `train selfplay` plays and trains GENERATIONS
 # generations, then a round robin of every generation (each pair GAMES games from the book
 # openings, PUCT with SIMULATIONS per move) rates them by maximum likelihood, generation 0
 # anchored at 0.
@@ -20,7 +20,7 @@ cargo build --release --quiet
 bin=${CARGO_TARGET_DIR:-$PWD/target}/release/chessgraph
 mkdir -p "$out"
 start=$(date +%s)
-"$bin" selfplay-train --init "$gen0" --out-dir "$out" --generations "$generations" \
+"$bin" train selfplay --init "$gen0" --out-dir "$out" --generations "$generations" \
     --games "${SELFPLAY_GAMES:-40}" --simulations "$sims" --quiet | tee -a "$out/selfplay.log"
 echo "self-play: $(( $(date +%s) - start )) s" | tee -a "$out/selfplay.log"
 args=()

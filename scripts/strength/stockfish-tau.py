@@ -4,7 +4,7 @@ Stockfish 15.1's classical evaluation (its last hand-crafted one, removed in 16)
 static and after short searches, against the labels, next to ours. It bounds what a tapered
 linear evaluator can be expected to reach.
 
-  chessgraph eval --evaluator reports/evaluator.json --output /tmp/test.csv
+  chessgraph rate evaluator --evaluator reports/evaluator.json --output /tmp/test.csv
   python3 scripts/strength/stockfish-tau.py /tmp/test.csv [SAMPLE] [DEPTH ...]
 
 Static evaluations use every cp-labelled row not in check (Stockfish's `eval` gives none in

@@ -26,7 +26,7 @@ if [[ ! -s "$db" ]]; then
 fi
 # The move classifier, trained on the winners' moves of the shared sample's games.
 if [[ ! -s "$dir/moves.json" ]]; then
-    cg --db "$db" fit moves --out "$dir/moves.json"
+    cg --db "$db" train moves --out "$dir/moves.json"
 fi
 
 players=(

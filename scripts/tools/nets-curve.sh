@@ -19,7 +19,7 @@ for arch in ${ARCHS:-cnn-study cnn-eval}; do
     for n in ${SIZES:-25000 50000 100000 200000}; do
         log=$out/$arch-$n.log
         [[ -s $log ]] && grep -q "^wrote" "$log" && continue
-        "$bin" --db "$db" train-net --arch "$arch" --out "$out/$arch-$n.safetensors" \
+        "$bin" --db "$db" train cnn --arch "$arch" --out "$out/$arch-$n.safetensors" \
             --train-positions "$n" --valid-positions 20000 --epochs "${EPOCHS:-4}" --patience 9 \
             --quiet > "$log"
     done

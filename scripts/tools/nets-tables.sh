@@ -2,8 +2,8 @@
 # The neural-network study's τ table, repeated on one split: builds one database of the
 # shared Stockfish-labelled data (the 200k and 700k self-play sets with their games, and
 # the 1.29M positions with Stockfish's depth-8 best move), trains the four networks of the
-# studies on it (`train-net`), then measures every value network beside material, the
-# shipped NNUE and the graph-features study's seed003 with `eval` on one sample of the test
+# studies on it (`train cnn`), then measures every value network beside material, the
+# shipped NNUE and the graph-features study's seed003 with `rate evaluator` on one sample of the test
 # part. Policy figures (top-1/top-3 agreement with the stored best move) are the
 # `test part:` lines of the training logs.
 #
@@ -11,7 +11,7 @@
 # ARCH.log, eval.txt, and summary.txt (the figures the docs quote).
 #
 # Sizes (environment): TRAIN (training positions per network, default 200000), EPOCHS
-# (default 3), EVAL_SAMPLE (test positions `eval` measures, default 20000), ARCHS (default
+# (default 3), EVAL_SAMPLE (test positions `rate evaluator` measures, default 20000), ARCHS (default
 # all four), EVAL (0: train only). A network already trained in OUT is kept, so runs with
 # different sizes per architecture add up. On 2 cores the defaults take about two hours.
 set -euo pipefail
@@ -35,7 +35,7 @@ if [[ ! -f $db ]]; then
 fi
 for arch in $archs; do
     [[ -f $out/$arch.safetensors && -f $out/$arch.done ]] && continue
-    cg train-net --arch "$arch" --out "$out/$arch.safetensors" --train-positions "$train" \
+    cg train cnn --arch "$arch" --out "$out/$arch.safetensors" --train-positions "$train" \
         --valid-positions 20000 --epochs "$epochs" --quiet | tee "$out/$arch.log"
     touch "$out/$arch.done"
 done
@@ -44,7 +44,7 @@ value=material,seed003,nnue
 for arch in cnn-study cnn-eval policy-value; do
     [[ -f $out/$arch.safetensors ]] && value+=",$out/$arch.safetensors"
 done
-cg eval --evaluator "$value" --sample "$sample" --quiet | tee "$out/eval.txt"
+cg rate evaluator --evaluator "$value" --sample "$sample" --quiet | tee "$out/eval.txt"
 {
     echo "== eval on $sample test positions"
     cat "$out/eval.txt"

@@ -59,10 +59,10 @@ if [[ "$datagen_games" -gt 0 ]]; then
         --option Hash=1 --jobs "$jobs" --source datagen
     labels="sf-d$depth,imported"
 fi
-cg --db "$db" train --labels "$labels" --hidden "$hidden" --out "$dir/nnue-new.nnue"
+cg --db "$db" train nnue --labels "$labels" --hidden "$hidden" --out "$dir/nnue-new.nnue"
 
 # τ is measured on the shared sample's own database, as every other figure.
 cg --db "$sample" import "$shared/positions-200k.csv.zst" "$shared/games-200k.pgn.zst"
-cg --db "$sample" eval --part valid --evaluator nnue,"$dir/nnue-new.nnue"
-cg --db "$sample" eval --evaluator material,seed003,reports/evaluator.json,nnue,"$dir/nnue-new.nnue"
+cg --db "$sample" rate evaluator --part valid --evaluator nnue,"$dir/nnue-new.nnue"
+cg --db "$sample" rate evaluator --evaluator material,seed003,reports/evaluator.json,nnue,"$dir/nnue-new.nnue"
 echo "to ship it: zstd -19 -f $dir/nnue-new.nnue -o assets/nnue/chessgraph.nnue.zst && cargo build --release"

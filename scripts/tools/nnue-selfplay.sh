@@ -37,9 +37,9 @@ cg --db "$db" datagen --games "$games" --nodes 2500 --threads "$(nproc)" --evalu
     --seed "$seed"
 cg --db "$db" label --engine /usr/games/stockfish --name sf-d4 --depth 4 --option Hash=1 \
     --jobs "$(nproc)" --source datagen
-cg --db "$db" train --labels sf-d4,imported --hidden 512 --threads "$threads" --seed 1 \
+cg --db "$db" train nnue --labels sf-d4,imported --hidden 512 --threads "$threads" --seed 1 \
     --out "$out"
-cg --db "$dir/sample.db" eval --part valid --evaluator nnue,"$out"
+cg --db "$dir/sample.db" rate evaluator --part valid --evaluator nnue,"$out"
 cat <<EOT
 to test it in games (about 0.25 games a second on two cores):
   target/release/chessgraph --db $dir/sprt.db tournament --name selfplay-$seed \\

@@ -29,10 +29,10 @@ out="$dir/nnue-shared-l$lambda.nnue"
 cg --db "$db" import "$shared/positions-200k.csv.zst" "$shared/games-200k.pgn.zst" \
     "$shared/selfplay-700k.csv.zst" "$shared/selfplay-700k.pgn.zst" \
     "$shared/datagen-1.9m-sfd4.epd.zst" "$shared/datagen-1.9m-sfd4-2.epd.zst"
-cg --db "$db" train --labels imported --hidden 512 --qb 64 --lambda "$lambda" --threads "$threads" \
+cg --db "$db" train nnue --labels imported --hidden 512 --qb 64 --lambda "$lambda" --threads "$threads" \
     --seed 1 --out "$out"
 cg --db "$sample" import "$shared/positions-200k.csv.zst" "$shared/games-200k.pgn.zst"
-cg --db "$sample" eval --part valid --evaluator nnue,"$out"
+cg --db "$sample" rate evaluator --part valid --evaluator nnue,"$out"
 cat <<EOT
 to test it in games (about 0.25 games a second on two cores):
   target/release/chessgraph --db $dir/sprt.db tournament --name new-net \\

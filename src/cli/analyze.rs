@@ -18,7 +18,7 @@ pub struct Args {
     /// Positions per chunk (one transaction each).
     #[arg(long, default_value_t = 20_000)]
     chunk_size: usize,
-    /// Which graph edges to store: all, attacks only, or none (a much smaller database; export-data still computes the whole graph).
+    /// Which graph edges to store: all, attacks only, or none (a much smaller database; `export data` still computes the whole graph).
     #[arg(long, value_parser = super::one_of(&EdgeMode::ALL, EdgeMode::as_str), default_value = "all")]
     edges: EdgeMode,
     /// No progress bar.

@@ -1,4 +1,4 @@
-//! `chessgraph eval-policy`: policy networks on the split — agreement with the stored best
+//! `chessgraph rate policy`: policy networks on the split — agreement with the stored best
 //! move, and with an engine the neural-network study's τ after the network's move.
 
 use std::io::Write;
@@ -16,7 +16,7 @@ use chessgraph::nets::Net;
 
 use super::progress::{Progress, Unit};
 
-/// Arguments of `chessgraph eval-policy`.
+/// Arguments of `chessgraph rate policy`.
 #[derive(clap::Args)]
 pub struct Args {
     /// Policy network files (`resnet-policy` or `policy-value`), comma-separated or repeated.
@@ -25,7 +25,7 @@ pub struct Args {
     /// The part of the split (train, valid, test or all).
     #[arg(long, default_value = "test", value_name = "PART")]
     part: String,
-    /// Measure this many positions of the part (a fixed pseudo-random sample, as `eval`'s).
+    /// Measure this many positions of the part (a fixed pseudo-random sample, as `rate evaluator`'s).
     #[arg(long, default_value_t = 2000, value_name = "N")]
     sample: usize,
     /// Labels (and their labellers' best moves), in order of preference: `imported` or labeller names.
@@ -51,7 +51,7 @@ pub struct Args {
     quiet: bool,
 }
 
-/// Runs `chessgraph eval-policy`.
+/// Runs `chessgraph rate policy`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(args.depth >= 1, "--depth must be at least 1");
     anyhow::ensure!(
@@ -70,7 +70,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         let net = Net::load(path).with_context(|| format!("--model {}", path.display()))?;
         anyhow::ensure!(
             net.arch().has_policy(),
-            "--model {}: a {} network has no policy head (measure it with `eval`)",
+            "--model {}: a {} network has no policy head (rate it with `rate evaluator`)",
             path.display(),
             net.arch().as_str()
         );
@@ -88,7 +88,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let started = Instant::now();
     for (name, net) in &nets {
         let bar = Progress::new(
-            "eval-policy",
+            "rate policy",
             Unit::Items("positions"),
             Some(samples.len() as u64),
             args.quiet,

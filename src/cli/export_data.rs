@@ -1,18 +1,18 @@
-//! `chessgraph export-data`: the database's tables as Parquet files.
+//! `chessgraph export data`: the database's tables as Parquet files.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use chessgraph::columnar::{self, ExportOptions};
 
-/// Output format of `export-data`.
+/// Output format of `export data`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum DataFormat {
     /// Apache Parquet (zstd), one set of numbered files per table.
     Parquet,
 }
 
-/// Arguments of `chessgraph export-data`.
+/// Arguments of `chessgraph export data`.
 #[derive(clap::Args)]
 pub struct Args {
     /// Output format.
@@ -32,13 +32,13 @@ pub struct Args {
     quiet: bool,
 }
 
-/// Runs `chessgraph export-data`.
+/// Runs `chessgraph export data`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     super::not_stdout(Some(args.out.as_path()), "--out")?;
     let DataFormat::Parquet = args.format;
     let conn = super::open_reading(db_path, "`chessgraph import FILE`")?;
     let progress = super::progress::Progress::new(
-        "export-data",
+        "export data",
         super::progress::Unit::Items("rows"),
         None,
         args.quiet,

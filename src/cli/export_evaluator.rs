@@ -1,4 +1,4 @@
-//! `chessgraph export-evaluator`: write an evaluator file — a built-in, an evaluator stored by
+//! `chessgraph export evaluator`: write an evaluator file — a built-in, an evaluator stored by
 //! `tune`, or a stored linear fit turned into an evaluator.
 
 use std::path::{Path, PathBuf};
@@ -7,7 +7,7 @@ use anyhow::Context;
 use chessgraph::db::evaluators;
 use chessgraph::fit::export::fit_to_evaluator;
 
-/// Arguments of `chessgraph export-evaluator`.
+/// Arguments of `chessgraph export evaluator`.
 #[derive(clap::Args)]
 pub struct Args {
     /// The evaluator: a built-in name (material, simplified, seed003) or a name/id stored by `tune`.
@@ -30,7 +30,7 @@ pub struct Args {
     out: PathBuf,
 }
 
-/// Runs `chessgraph export-evaluator`.
+/// Runs `chessgraph export evaluator`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let evaluator = match (args.fit, &args.evaluator) {
         (Some(id), _) => {

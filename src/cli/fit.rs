@@ -1,6 +1,7 @@
-//! `chessgraph fit linear|logistic|moves`: fit evaluation weights (or the PUC-Rio study's move
-//! classifier) on the train part of the split, print coefficients and held-out measures,
-//! store the fit in `fits`.
+//! `chessgraph fit linear|logistic`: fit evaluation weights on the train part of the split,
+//! print coefficients and held-out measures, store the fit in `fits`. The PUC-Rio study's
+//! move classifier is here too, run as `chessgraph train moves` (and `fit moves`, its former
+//! name).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -24,7 +25,8 @@ enum Model {
     Linear(Common),
     /// Logistic regression of the game result (White won) or the evaluation's sign on features: log-loss, accuracy, AUC.
     Logistic(LogisticArgs),
-    /// The PUC-Rio study's move classifier: logistic regression of "the winner played this legal move" on 192 board/from/to columns; accuracy, AUC and top-1 move accuracy.
+    /// Former name of `train moves`.
+    #[command(hide = true)]
     Moves(MovesArgs),
 }
 
@@ -60,8 +62,9 @@ struct LogisticArgs {
     target: TargetArg,
 }
 
+/// Arguments of `chessgraph train moves`.
 #[derive(clap::Args)]
-struct MovesArgs {
+pub struct MovesArgs {
     /// Write the model (versioned JSON) to FILE, for `chessgraph engine --player logistic:model=FILE`.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -90,16 +93,21 @@ enum TargetArg {
     Sign,
 }
 
+/// Runs `chessgraph train moves`: fits the move classifier.
+pub fn run_moves(db_path: &Path, args: MovesArgs) -> anyhow::Result<()> {
+    let conn = super::open_existing(db_path, "`chessgraph import GAMES.pgn`")?;
+    moves(&conn, db_path, args, &mut std::io::stdout().lock())
+}
+
 /// Runs `chessgraph fit`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    let first = match args.model {
-        Model::Moves(_) => "`chessgraph import GAMES.pgn`",
-        _ => "`chessgraph import FILE` and `chessgraph analyze`",
+    let conn = match args.model {
+        Model::Moves(a) => return run_moves(db_path, a),
+        _ => super::open_existing(db_path, "`chessgraph import FILE` and `chessgraph analyze`")?,
     };
-    let conn = super::open_existing(db_path, first)?;
     let mut out = std::io::stdout().lock();
     match args.model {
-        Model::Moves(a) => moves(&conn, db_path, a, &mut out)?,
+        Model::Moves(_) => unreachable!("returned above"),
         Model::Linear(c) => {
             let json = c.json;
             let sel = selection(c)?;
@@ -225,7 +233,7 @@ fn moves(
         max_iterations: a.max_iterations,
     };
     super::not_stdout(a.out.as_deref(), "--out")?;
-    let bar = Progress::new("fit moves: examples", Unit::Items("games"), None, a.quiet);
+    let bar = Progress::new("train moves: examples", Unit::Items("games"), None, a.quiet);
     let db_name = db_path.file_name().map_or_else(
         || db_path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -234,7 +242,7 @@ fn moves(
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     })
-    .context("fit moves")?;
+    .context("train moves")?;
     bar.finish();
     if let Some(path) = &a.out {
         f.model

@@ -29,6 +29,7 @@ pub mod eval_policy;
 pub mod export_data;
 pub mod export_evaluator;
 pub mod fit;
+pub mod groups;
 pub mod heatmap;
 pub mod import;
 pub mod label;

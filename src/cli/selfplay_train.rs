@@ -1,4 +1,4 @@
-//! `chessgraph selfplay-train`: the policy/value network plays itself with PUCT, learns
+//! `chessgraph train selfplay`: the policy/value network plays itself with PUCT, learns
 //! from its games, and again, generation after generation (AlphaZero's loop at a size two
 //! cores allow).
 //!
@@ -22,10 +22,10 @@ use serde_json::json;
 
 use super::progress::{Progress as Bar, Unit};
 
-/// Arguments of `chessgraph selfplay-train`.
+/// Arguments of `chessgraph train selfplay`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The starting network, a `policy-value` model (generation 0; e.g. trained on best moves by `train-net`).
+    /// The starting network, a `policy-value` model (generation 0; e.g. trained on best moves by `train cnn`).
     #[arg(long, value_name = "FILE")]
     init: PathBuf,
     /// Folder for the generations' networks, games and samples (created; an existing run there resumes).
@@ -75,7 +75,7 @@ pub struct Args {
     quiet: bool,
 }
 
-/// Runs `chessgraph selfplay-train`.
+/// Runs `chessgraph train selfplay`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(
         args.games >= 2,

@@ -52,7 +52,7 @@ pub struct Args {
     /// Largest engine hash table a game may ask for (engine:hash=N), in MiB.
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=16_384))]
     max_hash: u64,
-    /// A folder of network files (`train-net` models) the page may play by bare file name (cnn:model=NAME, policy:model=NAME, mcts:net=NAME); without it the page plays no network.
+    /// A folder of network files (`train cnn` models) the page may play by bare file name (cnn:model=NAME, policy:model=NAME, mcts:net=NAME); without it the page plays no network.
     #[arg(long, value_name = "DIR")]
     nets: Option<std::path::PathBuf>,
 }

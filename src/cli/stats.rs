@@ -185,7 +185,7 @@ fn print_stored(out: &mut Out, s: &db::stats::Stats) -> std::io::Result<()> {
     if !s.fits.is_empty() {
         writeln!(
             out,
-            "\n{:>3} {:<9} {:<8} {:>8}  (for export-evaluator --fit)",
+            "\n{:>3} {:<9} {:<8} {:>8}  (for export evaluator --fit)",
             "fit", "kind", "target", "rows"
         )?;
         for (id, kind, target, n) in &s.fits {

@@ -1,4 +1,4 @@
-//! `chessgraph train-net`: train one of the studies' networks (`cnn-study`, `cnn-eval`,
+//! `chessgraph train cnn`: train one of the studies' networks (`cnn-study`, `cnn-eval`,
 //! `resnet-policy`, `policy-value`) on the database's split and write the model file.
 
 use std::io::Write;
@@ -12,7 +12,7 @@ use chessgraph::nettrain::{self, Needs, NetOptions, NetProgress, PartMetrics, da
 
 use super::progress::{Progress as Bar, Unit};
 
-/// Arguments of `chessgraph train-net`.
+/// Arguments of `chessgraph train cnn`.
 #[derive(clap::Args)]
 pub struct Args {
     /// The architecture: `cnn-study` (players study's CNN), `cnn-eval` (evaluation-only CNN), `resnet-policy`, `policy-value`.
@@ -71,7 +71,7 @@ pub struct Args {
     quiet: bool,
 }
 
-/// Runs `chessgraph train-net`.
+/// Runs `chessgraph train cnn`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     super::not_stdout(Some(args.out.as_path()), "--out")?;
     let opts = options(&args)?;
@@ -256,7 +256,7 @@ fn train_with_progress(
     provenance: serde_json::Value,
     args: &Args,
 ) -> anyhow::Result<nettrain::Trained> {
-    let bar = Bar::new("train-net", Unit::Items("batches"), None, args.quiet);
+    let bar = Bar::new("train cnn", Unit::Items("batches"), None, args.quiet);
     let mut failed: Option<anyhow::Error> = None;
     let trained = nettrain::train(set, opts, init, provenance, &mut |p| match p {
         NetProgress::Batch(epoch, done, total, loss) => {
@@ -288,7 +288,7 @@ fn train_with_progress(
             });
         }
     })
-    .context("train-net")?;
+    .context("train cnn")?;
     bar.finish();
     if let Some(e) = failed {
         return Err(e);

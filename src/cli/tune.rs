@@ -16,7 +16,7 @@ use chessgraph::tune::{self, Options, TuneTarget};
 /// Arguments of `chessgraph tune`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Write the tuned evaluator to this file (JSON; `chessgraph export-evaluator` can write it later too).
+    /// Write the tuned evaluator to this file (JSON; `chessgraph export evaluator` can write it later too).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Name of the tuned evaluator in the database [default: tuned-N].
@@ -179,7 +179,7 @@ fn held_out(
     Ok((reports[0].labelled > 0).then_some(reports))
 }
 
-/// The test part's measures as `eval` prints them, for the tuned and the start evaluator.
+/// The test part's measures as `rate evaluator` prints them, for the tuned and the start evaluator.
 fn print_held_out(
     out: &mut dyn Write,
     held_out: &Option<[evaluate::Report; 2]>,
@@ -193,7 +193,7 @@ fn print_held_out(
     };
     writeln!(
         out,
-        "\ntest part, as `chessgraph eval` measures it ({} positions with a centipawn label, K = {:.6}):",
+        "\ntest part, as `chessgraph rate evaluator` measures it ({} positions with a centipawn label, K = {:.6}):",
         reports[0].labelled, reports[0].k
     )?;
     super::eval::write_table(out, reports)

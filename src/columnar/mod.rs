@@ -1,5 +1,5 @@
 //! Columnar export: the database's tables as Parquet files that DuckDB, Polars, Spark or
-//! pyarrow read as they are (`chessgraph export-data --format parquet --out DIR`).
+//! pyarrow read as they are (`chessgraph export data --format parquet --out DIR`).
 //!
 //! `positions`, `features`, `labels` and `splits` are copied column for column from
 //! SQLite (see [`table`]); `edges` holds the graph of every analyzed position (every one

@@ -22,7 +22,7 @@ pub enum EdgeMode {
     All,
     /// Attacks on enemy pieces only (about a sixth of the rows).
     Attacks,
-    /// None: the features alone (`export-data` still computes the graph from the positions).
+    /// None: the features alone (`export data` still computes the graph from the positions).
     None,
 }
 

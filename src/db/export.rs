@@ -1,4 +1,4 @@
-//! Reading whole tables out for a columnar export (`chessgraph export-data`): the
+//! Reading whole tables out for a columnar export (`chessgraph export data`): the
 //! columns of a table with their declared types, and its rows streamed in key order, so
 //! memory stays constant whatever the table's size.
 
@@ -37,7 +37,7 @@ pub struct Table {
     pub order_by: &'static str,
 }
 
-/// The tables `export-data` writes from the database, in that order (the edges are
+/// The tables `export data` writes from the database, in that order (the edges are
 /// computed from the positions).
 pub const TABLES: [Table; 4] = [
     Table {

@@ -310,7 +310,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Evaluator> {
         bad(
             path,
             format!(
-                "not a chessgraph evaluator file (JSON from `chessgraph export-evaluator` or `tune --out`) \
+                "not a chessgraph evaluator file (JSON from `chessgraph export evaluator` or `tune --out`) \
                  nor a network file: {e}"
             ),
         )

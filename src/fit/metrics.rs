@@ -247,7 +247,7 @@ pub const DEFAULT_K: f64 = std::f64::consts::LN_10 / 400.0;
 /// worth of evidence; a thousand is some fifteen games or more.
 pub const MIN_K_POSITIONS: usize = 1000;
 
-/// The K policy of the tuner, the trainer and `eval`: K fitted on `pairs` ([`fit_k`]) when
+/// The K policy of the tuner, the trainer and `rate evaluator`: K fitted on `pairs` ([`fit_k`]) when
 /// there are at least [`MIN_K_POSITIONS`], else [`DEFAULT_K`]. Returns K and the number
 /// of pairs it was fitted on (0 for the default).
 pub fn k_or_default(pairs: &[(f64, f64)]) -> (f64, usize) {

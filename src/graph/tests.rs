@@ -109,7 +109,7 @@ fn golden_features_match_python_chess() {
                 &record[source_col], &record[edges_col]
             ));
         }
-        // The board-only graph (what export-data computes) is the same graph.
+        // The board-only graph (what `export data` computes) is the same graph.
         let mut board_edges = Vec::new();
         super::edges(pos.board(), &mut board_edges);
         if board_edges != edges {

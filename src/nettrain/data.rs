@@ -20,7 +20,7 @@ pub struct Sample {
     pub pos: Chess,
     /// The label in centipawns, White's view (mates mapped), NaN when there is none.
     pub label_cp: f32,
-    /// Whether the label is a mate score (left out of τ, as `eval` does).
+    /// Whether the label is a mate score (left out of τ, as `rate evaluator` does).
     pub mate: bool,
     /// The game result for White (1, ½, 0), NaN when unknown.
     pub result: f32,

@@ -1,5 +1,5 @@
 //! `logistic:model=FILE`: the PUC-Rio study's move classifier as a player — the legal move
-//! the model of `chessgraph fit moves --out FILE` gives the highest probability of being
+//! the model of `chessgraph train moves --out FILE` gives the highest probability of being
 //! a winner's move. No search; ties by [`crate::fit::moves::model::prefer`].
 
 use std::path::{Path, PathBuf};

@@ -15,7 +15,7 @@
 //! | `minimax[:depth=D,order=O,evaluator=E]` | plain fixed-depth alpha-beta, depth 4 (the studies' bots); `order=eval` the players study's move order |
 //! | `mcts[:iterations=N,c=C,rollout=P,seed=S,evaluator=E]` | UCT Monte Carlo tree search |
 //! | `mcts:net=FILE[,simulations=N,c=C,seed=S]` | PUCT on a policy/value network (the neural-network study) |
-//! | `logistic:model=FILE` | the most probable move of a `fit moves` model (PUC-Rio) |
+//! | `logistic:model=FILE` | the most probable move of a `train moves` model (PUC-Rio) |
 //! | `cnn:model=FILE` | one ply on a value network's evaluation (PUC-Rio's "CNN") |
 //! | `policy:model=FILE` | the most probable legal move of a policy network |
 //!
@@ -133,7 +133,7 @@ pub enum Settings {
     Minimax(u32, minimax::Order, Arc<Evaluator>),
     /// UCT Monte Carlo tree search.
     Mcts(mcts::MctsSettings, Arc<Evaluator>),
-    /// A `fit moves` model file.
+    /// A `train moves` model file.
     Logistic(std::path::PathBuf),
     /// A network model file and how it plays.
     Net(NetPlay, std::path::PathBuf),
@@ -276,7 +276,7 @@ impl Settings {
                 spec.check_keys(&["model"])?;
                 Settings::Logistic(model_path(
                     spec,
-                    "a model file of `chessgraph fit moves --out`",
+                    "a model file of `chessgraph train moves --out`",
                 )?)
             }
             "cnn" | "policy" => {
@@ -288,7 +288,7 @@ impl Settings {
                 };
                 Settings::Net(
                     play,
-                    model_path(spec, "a model file of `chessgraph train-net`")?,
+                    model_path(spec, "a model file of `chessgraph train cnn`")?,
                 )
             }
             other => return Err(SpecError::UnknownPlayer(other.to_owned())),

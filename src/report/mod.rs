@@ -251,7 +251,7 @@ fn evaluators_section(conn: &Connection, md: &mut String) -> Result<()> {
     let _ = writeln!(
         md,
         "The tuner's fit loss on the validation part, and on the test part the Texel loss and \
-         Kendall τ-b of the static evaluation and τ after quiescence, as `chessgraph eval` \
+         Kendall τ-b of the static evaluation and τ after quiescence, as `chessgraph rate evaluator` \
          measures them.\n"
     );
     let _ = writeln!(

@@ -1,5 +1,5 @@
 //! Quiescence search: captures and promotions (SEE and delta pruning), all evasions in
-//! check; and the reusable [`Quiescence`] the tuner and `eval` use for leaf positions.
+//! check; and the reusable [`Quiescence`] the tuner and `rate evaluator` use for leaf positions.
 
 use std::sync::Arc;
 
@@ -92,7 +92,7 @@ impl Searcher {
 }
 
 /// Static evaluation after a capture-only quiescence search, centipawns from White's
-/// point of view (the `eval` command's "after captures" figure). Mates found by the
+/// point of view (`rate evaluator`'s "after captures" figure). Mates found by the
 /// evasion search in check are reported as ±[`crate::eval::EVAL_LIMIT`].
 pub fn qsearch_eval(evaluator: &Evaluator, pos: &Chess) -> i32 {
     qsearch_leaf(evaluator, pos).0

@@ -31,7 +31,7 @@ pub enum PlayerError {
     #[error("player logistic: the server has no database with fits")]
     NoDatabase,
     /// A `logistic` player names a fit the database does not hold.
-    #[error("player logistic: no `fit moves` fit {0} in the database")]
+    #[error("player logistic: no `train moves` fit {0} in the database")]
     NoFit(i64),
     /// The library could not make the player (a bad option, a failed allocation, the
     /// database).

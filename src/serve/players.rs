@@ -89,7 +89,7 @@ pub fn web_spec(text: &str, caps: &WebCaps) -> Result<Spec, ApiError> {
     };
     if spec.name == "logistic" && spec.get("model").is_some() {
         return Err(ApiError::bad(
-            "player logistic: the page cannot name files; use logistic:fit=ID with a fit stored by `chessgraph fit moves` (GET /api/db/fits lists them)",
+            "player logistic: the page cannot name files; use logistic:fit=ID with a fit stored by `chessgraph train moves` (GET /api/db/fits lists them)",
         ));
     }
     if let Some((k, _)) = spec
@@ -135,7 +135,7 @@ pub fn web_spec(text: &str, caps: &WebCaps) -> Result<Spec, ApiError> {
     }
     if spec.name == "logistic" && number("fit")?.is_none() {
         return Err(ApiError::bad(
-            "player logistic: fit=ID is required (a fit stored by `chessgraph fit moves`)",
+            "player logistic: fit=ID is required (a fit stored by `chessgraph train moves`)",
         ));
     }
     Ok(spec)

@@ -26,7 +26,7 @@ pub struct Sample {
     pub label_cp: f32,
     /// Game result for White (1, ½, 0), NaN when unknown.
     pub result: f32,
-    /// Whether the label was a mate score (left out of τ, as `eval` does).
+    /// Whether the label was a mate score (left out of τ, as `rate evaluator` does).
     pub mate: bool,
     /// Pieces on the board, kings included (chooses the output bucket).
     pub pieces: u8,

@@ -32,7 +32,7 @@
 //! numbers describe the exported evaluator exactly. They are the *fit loss*, measured
 //! where the tuner fits (the quiescence leaves of the start evaluator); how well the tuned
 //! evaluator agrees with the labels as the engine uses it (τ, r, RMSE, Texel loss of the
-//! static evaluation and after quiescence) is `chessgraph eval`'s measure, which `tune`
+//! static evaluation and after quiescence) is `chessgraph rate evaluator`'s measure, which `tune`
 //! also prints for the test part.
 
 mod data;
@@ -138,7 +138,7 @@ pub struct Step {
 
 /// The tuner's objective for the tuned (rounded) evaluator on one part: the fit loss.
 /// It is measured where the tuner fits (at the quiescence leaves, unless `--no-leaves`),
-/// so it is not `eval`'s Texel loss; `chessgraph eval` measures the evaluator as used.
+/// so it is not `eval`'s Texel loss; `chessgraph rate evaluator` measures the evaluator as used.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct PartMetrics {
     /// Positions in the part that take part in the target.

@@ -276,14 +276,21 @@ cgtest!(
             &[
                 "train", "--epochs", "1", "--hidden", "8", "--out", "n.nnue", "-q",
             ],
-            &["eval", "--evaluator", "material", "--part", "all"],
+            &[
+                "rate",
+                "evaluator",
+                "--evaluator",
+                "material",
+                "--part",
+                "all",
+            ],
             &["report", "--out", "r.md"],
             &["heatmap", "--out-dir", "hm"],
             &["stats"],
             &["datagen", "--games", "1", "--nodes", "200", "-q"],
         ];
         #[cfg(feature = "parquet")]
-        commands.push(&["export-data", "--out", "pq", "-q"]);
+        commands.push(&["export", "data", "--out", "pq", "-q"]);
         #[cfg(feature = "serve")]
         commands.push(&["serve"]);
         for command in commands {

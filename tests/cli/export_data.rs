@@ -1,4 +1,4 @@
-//! `chessgraph export-data --format parquet`: the files read back with the parquet crate
+//! `chessgraph export data --format parquet`: the files read back with the parquet crate
 //! equal the SQLite tables row for row (edges too, also from a database analyzed with
 //! `--edges none`), files stay under the row bound, and an independent reader (DuckDB or
 //! pyarrow, through `scripts/check/parquet.py`) agrees, with the README's recipes.
@@ -136,7 +136,8 @@ fn database(dir: &Dir, edges: &str) {
 
 fn export(dir: &Dir, out: &str) -> String {
     dir.ok(&[
-        "export-data",
+        "export",
+        "data",
         "--format",
         "parquet",
         "--out",
@@ -188,10 +189,10 @@ cgtest!(parquet_files_equal_the_sqlite_tables, |dir| {
         "edges split into files of at most {ROWS_PER_FILE} rows"
     );
     // A second export into the same directory is refused, then allowed with --overwrite.
-    let again = dir.run(&["export-data", "--out", "out"]);
+    let again = dir.run(&["export", "data", "--out", "out"]);
     assert!(!again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("--overwrite"));
-    dir.ok(&["export-data", "--out", "out", "--overwrite", "--quiet"]);
+    dir.ok(&["export", "data", "--out", "out", "--overwrite", "--quiet"]);
     assert_eq!(parts(&exported, "edges").len(), 1, "old parts are replaced");
 });
 

@@ -31,7 +31,7 @@ cgtest!(
     the_engine_plays_and_is_measured_with_nnue_by_default,
     |dir| {
         small_db(&dir);
-        let out = dir.ok(&["eval", "--input", "p.csv", "--json"]);
+        let out = dir.ok(&["rate", "evaluator", "--input", "p.csv", "--json"]);
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(v[0]["evaluator"], "nnue", "{v}");
         dir.ok(&["bench", "--depth", "1", "--json"]);
@@ -60,7 +60,7 @@ cgtest!(
 
 cgtest!(match_passes_its_db_to_chessgraph_engines, |dir| {
     small_db(&dir);
-    dir.ok(&["export-evaluator", "material", "--out", "m.json"]);
+    dir.ok(&["export", "evaluator", "material", "--out", "m.json"]);
     let json = std::fs::read_to_string(dir.path().join("m.json")).unwrap();
     dir.sql()
         .execute(
@@ -223,7 +223,10 @@ cgtest!(a_damaged_network_file_says_so, |dir| {
         ("cut.nnue", "damaged network file: truncated"),
         ("bad.json", "not a chessgraph evaluator file"),
     ] {
-        let err = fails(&dir, &["eval", "--evaluator", file, "--input", input]);
+        let err = fails(
+            &dir,
+            &["rate", "evaluator", "--evaluator", file, "--input", input],
+        );
         assert!(err.contains(what) && !err.contains("invalid JSON"), "{err}");
         assert_eq!(err.matches(file).count(), 2, "{err}");
     }
@@ -298,7 +301,8 @@ cgtest!(help_is_plain_words_and_says_when_the_db_is_created, |dir| {
         "label",
         "train",
         "eval",
-        "export-evaluator",
+        "rate",
+        "export",
         "heatmap",
         "engine",
         "bench",

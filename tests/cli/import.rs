@@ -473,7 +473,14 @@ cgtest!(closed_pipes_never_panic, |dir| {
         vec!["stats"],
         vec!["import", bad.to_str().unwrap()],
         vec!["solve", "--input", "/bin/ls"],
-        vec!["eval", "--evaluator", "material", "--part", "all"],
+        vec![
+            "rate",
+            "evaluator",
+            "--evaluator",
+            "material",
+            "--part",
+            "all",
+        ],
         vec!["bench", "--depth", "2"],
     ] {
         let status = run_with_closed_pipes(&dir, &args);
@@ -522,7 +529,7 @@ cgtest!(reading_commands_do_not_write_the_database, |dir| {
     let before = std::fs::read(dir.db()).unwrap();
     dir.ok(&["stats"]);
     dir.ok(&["report", "--out", "r.md"]);
-    dir.ok(&["export-evaluator", "material", "--out", "m.json"]);
+    dir.ok(&["export", "evaluator", "material", "--out", "m.json"]);
     dir.ok(&["heatmap", "--out-dir", "h", "--min-samples", "1"]);
     dir.sql()
         .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
@@ -533,7 +540,14 @@ cgtest!(reading_commands_do_not_write_the_database, |dir| {
         "a reading command wrote"
     );
     // `eval` only adds its run for the report.
-    dir.ok(&["eval", "--evaluator", "material", "--part", "all"]);
+    dir.ok(&[
+        "rate",
+        "evaluator",
+        "--evaluator",
+        "material",
+        "--part",
+        "all",
+    ]);
     assert_eq!(dir.int("SELECT count(*) FROM runs"), 1);
     assert_eq!(dir.int("SELECT count(*) FROM runs WHERE kind = 'eval'"), 1);
 });
@@ -590,7 +604,8 @@ cgtest!(
             for args in [
                 vec!["stats"],
                 vec![
-                    "eval",
+                    "rate",
+                    "evaluator",
                     "--evaluator",
                     "material",
                     "--part",

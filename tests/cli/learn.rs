@@ -1,4 +1,4 @@
-//! Learning from the data: `fit`, `tune`, `eval`, `export-evaluator` and `heatmap` on real
+//! Learning from the data: `fit`, `tune`, `eval`, `export evaluator` and `heatmap` on real
 //! fixtures, with bad options and empty databases.
 
 use shakmaty::{Chess, Color, Piece, Position, Role, Square};
@@ -31,8 +31,8 @@ cgtest!(learning_commands_need_a_database, |dir| {
         &["fit", "linear"][..],
         &["tune"],
         &["heatmap", "--out-dir", "hm"],
-        &["eval"],
-        &["export-evaluator", "--fit", "1", "--out", "x.json"],
+        &["rate", "evaluator"],
+        &["export", "evaluator", "--fit", "1", "--out", "x.json"],
     ] {
         let e = fails(&dir, args);
         assert!(e.contains("no database"), "{args:?}: {e}");
@@ -43,7 +43,7 @@ cgtest!(learning_commands_need_a_database, |dir| {
         .unwrap();
     let e = fails(&dir, &["tune"]);
     assert!(e.contains("no positions"), "{e}");
-    let e = fails(&dir, &["eval"]);
+    let e = fails(&dir, &["rate", "evaluator"]);
     assert!(e.contains("no positions"), "{e}");
 });
 
@@ -76,8 +76,8 @@ cgtest!(tune_exports_an_evaluator_that_eval_reads_back, |dir| {
     assert!(out.contains("chosen on the validation part"), "{out}");
     assert!(dir.path().join("tuned.json").exists());
     // The stored evaluator and the file are the same evaluator.
-    let file = dir.ok(&["eval", "--evaluator", "tuned.json", "--json"]);
-    let stored = dir.ok(&["eval", "--evaluator", "mine", "--json"]);
+    let file = dir.ok(&["rate", "evaluator", "--evaluator", "tuned.json", "--json"]);
+    let stored = dir.ok(&["rate", "evaluator", "--evaluator", "mine", "--json"]);
     let mut v: serde_json::Value = serde_json::from_str(&file).unwrap();
     let mut w: serde_json::Value = serde_json::from_str(&stored).unwrap();
     // Rows are named as typed; everything else is the same.
@@ -88,7 +88,7 @@ cgtest!(tune_exports_an_evaluator_that_eval_reads_back, |dir| {
     assert_eq!(v, w);
     assert!(v[0]["labelled"].as_u64().unwrap() > 100, "{v}");
     // Export of the stored evaluator writes the same bytes.
-    dir.ok(&["export-evaluator", "mine", "--out", "again.json"]);
+    dir.ok(&["export", "evaluator", "mine", "--out", "again.json"]);
     assert_eq!(
         std::fs::read_to_string(dir.path().join("tuned.json")).unwrap(),
         std::fs::read_to_string(dir.path().join("again.json")).unwrap()
@@ -117,7 +117,7 @@ cgtest!(tune_exports_an_evaluator_that_eval_reads_back, |dir| {
     // for the test part are `eval`'s, and the report's table shows the same numbers.
     let tuned = dir.ok(&["tune", "--json", "--name", "again", "--max-steps", "2"]);
     let tuned: serde_json::Value = serde_json::from_str(&tuned).unwrap();
-    let eval = dir.ok(&["eval", "--evaluator", "again", "--json"]);
+    let eval = dir.ok(&["rate", "evaluator", "--evaluator", "again", "--json"]);
     let eval: serde_json::Value = serde_json::from_str(&eval).unwrap();
     for key in ["static_eval", "qsearch", "labelled", "k"] {
         assert_eq!(tuned["test_eval"][key], eval[0][key], "{key}");
@@ -186,7 +186,14 @@ cgtest!(eval_without_centipawn_labels_prints_dashes, |dir| {
         "m.csv",
         "FEN,Evaluation\n4k3/8/8/8/8/8/8/4K2Q w - - 0 1,#+9\n",
     );
-    let out = dir.ok(&["eval", "--evaluator", "material", "--input", "m.csv"]);
+    let out = dir.ok(&[
+        "rate",
+        "evaluator",
+        "--evaluator",
+        "material",
+        "--input",
+        "m.csv",
+    ]);
     let row = out
         .lines()
         .find(|l| l.starts_with("material"))
@@ -204,7 +211,8 @@ cgtest!(eval_depth_adds_a_searched_score, |dir| {
          4k3/8/8/8/8/8/8/4K2R w - - 0 1,+500\n",
     );
     let out = dir.ok(&[
-        "eval",
+        "rate",
+        "evaluator",
         "--evaluator",
         "material",
         "--input",
@@ -225,7 +233,10 @@ cgtest!(eval_depth_adds_a_searched_score, |dir| {
         lines[1],
         "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1,200,200,20000,2000"
     );
-    let e = fails(&dir, &["eval", "--input", "d.csv", "--depth", "0"]);
+    let e = fails(
+        &dir,
+        &["rate", "evaluator", "--input", "d.csv", "--depth", "0"],
+    );
     assert!(e.contains("--depth"), "{e}");
 });
 
@@ -241,7 +252,8 @@ cgtest!(eval_writes_static_and_qsearch_numbers, |dir| {
          4k3/8/8/8/8/8/8/4K2Q w - - 0 1,#+9\n",
     );
     let out = dir.run(&[
-        "eval",
+        "rate",
+        "evaluator",
         "--evaluator",
         "material",
         "--input",
@@ -270,7 +282,8 @@ cgtest!(eval_writes_static_and_qsearch_numbers, |dir| {
     let e = fails(
         &dir,
         &[
-            "eval",
+            "rate",
+            "evaluator",
             "--evaluator",
             "material,seed003",
             "--input",
@@ -280,22 +293,36 @@ cgtest!(eval_writes_static_and_qsearch_numbers, |dir| {
         ],
     );
     assert!(e.contains("single --evaluator"), "{e}");
-    let e = fails(&dir, &["eval", "--evaluator", "nope", "--input", "p.csv"]);
+    let e = fails(
+        &dir,
+        &[
+            "rate",
+            "evaluator",
+            "--evaluator",
+            "nope",
+            "--input",
+            "p.csv",
+        ],
+    );
     assert!(e.contains("seed003"), "{e}");
-    let e = fails(&dir, &["eval", "--input", "p.txt"]);
+    let e = fails(&dir, &["rate", "evaluator", "--input", "p.txt"]);
     assert!(e.contains("--format"), "{e}");
 });
 
 cgtest!(export_fit_maps_the_study_weights, |dir| {
     loaded(&dir);
     dir.ok(&["fit", "linear"]);
-    let e = fails(&dir, &["export-evaluator", "--fit", "1", "--out", "f.json"]);
+    let e = fails(
+        &dir,
+        &["export", "evaluator", "--fit", "1", "--out", "f.json"],
+    );
     assert!(
         e.contains("center_control") && e.contains("--drop-unmapped"),
         "{e}"
     );
     dir.ok(&[
-        "export-evaluator",
+        "export",
+        "evaluator",
         "--fit",
         "1",
         "--drop-unmapped",
@@ -324,7 +351,10 @@ cgtest!(export_fit_maps_the_study_weights, |dir| {
         json["terms"]["study_mobility"]["mg"].as_f64().unwrap(),
         mobility.round()
     );
-    let e = fails(&dir, &["export-evaluator", "--fit", "7", "--out", "g.json"]);
+    let e = fails(
+        &dir,
+        &["export", "evaluator", "--fit", "7", "--out", "g.json"],
+    );
     assert!(e.contains("no fit #7"), "{e}");
 });
 
@@ -389,7 +419,8 @@ cgtest!(eval_sample_stays_when_unlabelled_positions_come, |dir| {
     dir.ok(&["import", "-q", &fixture("positions-2000.csv")]);
     let measure = || -> serde_json::Value {
         let args = [
-            "eval",
+            "rate",
+            "evaluator",
             "--evaluator",
             "material",
             "--sample",

@@ -11,6 +11,7 @@ mod engine_commands;
 #[cfg(feature = "parquet")]
 mod export_data;
 mod face;
+mod grammar;
 mod import;
 mod learn;
 mod lichess;

@@ -102,7 +102,7 @@ cgtest!(
             assert!(engine.contains(spec), "{spec}: {engine}");
         }
         let top = help(&dir, &["--help"]);
-        assert!(top.contains("fit moves"), "{top}");
+        assert!(top.contains("train moves"), "{top}");
         assert!(top.contains("create it when missing"), "{top}");
         for command in ["import", "stats", "engine", "tournament"] {
             let text = help(&dir, &[command, "--help"]);

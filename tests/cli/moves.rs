@@ -1,4 +1,4 @@
-//! `chessgraph fit moves` (the PUC-Rio move classifier) against scikit-learn's fit of the
+//! `chessgraph train moves` (the PUC-Rio move classifier) against scikit-learn's fit of the
 //! same examples, and the `logistic:model=FILE` player over UCI.
 
 use std::path::Path;
@@ -23,7 +23,7 @@ fn close(what: &str, got: &Value, want: &Value, tol: f64) {
 
 fn fitted(dir: &Dir) -> Value {
     dir.ok(&["import", "-q", &fixture("moves-games.pgn")]);
-    let out = dir.ok(&["fit", "moves", "-q", "--json", "--out", "m.json"]);
+    let out = dir.ok(&["train", "moves", "-q", "--json", "--out", "m.json"]);
     serde_json::from_str(&out).unwrap()
 }
 
@@ -82,7 +82,7 @@ fn from_to(model: &Value) -> (Vec<f64>, Vec<f64>) {
 
 cgtest!(engine_plays_the_models_best_move, |dir| {
     fitted(&dir);
-    let table = dir.ok(&["fit", "moves", "-q"]);
+    let table = dir.ok(&["train", "moves", "-q"]);
     for word in [
         "held-out",
         "top-1",
@@ -152,11 +152,11 @@ cgtest!(
             assert_eq!(out.status.code(), Some(1), "{spec}: {err}");
             assert!(err.contains(name), "{spec}: {err}");
         }
-        let out = dir.run(&["fit", "moves"]);
+        let out = dir.run(&["train", "moves"]);
         assert_eq!(out.status.code(), Some(1));
         assert!(String::from_utf8_lossy(&out.stderr).contains("no database"));
         dir.ok(&["import", "-q", &fixture("positions-2000.csv")]);
-        let out = dir.run(&["fit", "moves"]);
+        let out = dir.run(&["train", "moves"]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{err}");
         assert!(err.contains("no games"), "{err}");

@@ -1,4 +1,4 @@
-//! The studies' networks from the command line: `train-net` trains a tiny model on a
+//! The studies' networks from the command line: `train cnn` trains a tiny model on a
 //! fixture in seconds, and the model file works wherever an evaluator is taken (`eval`,
 //! the engine's `Evaluator` option, `minimax:evaluator=`); damaged and foreign model files
 //! are clear errors.
@@ -10,7 +10,8 @@ use crate::util::{Dir, fixture};
 /// Trains a tiny `arch` model on the database into `out`; returns the output.
 fn train_tiny(dir: &Dir, arch: &str, out: &str, extra: &[&str]) -> String {
     let mut args = vec![
-        "train-net",
+        "train",
+        "cnn",
         "--arch",
         arch,
         "--channels",
@@ -49,7 +50,8 @@ cgtest!(cnn_trains_and_evaluates, |dir| {
 
     // `eval` measures it beside a built-in.
     let table = dir.ok(&[
-        "eval",
+        "rate",
+        "evaluator",
         "--evaluator",
         "material,tiny.safetensors",
         "--quiet",
@@ -128,7 +130,8 @@ cgtest!(cnn_trains_and_evaluates, |dir| {
     assert!(out.contains("(300 train, 40 valid,"), "{out}");
     assert!(out.contains("trained on 300 positions"), "{out}");
     let err = dir.run(&[
-        "train-net",
+        "train",
+        "cnn",
         "--arch",
         "cnn-eval",
         "--out",
@@ -154,7 +157,7 @@ cgtest!(bad_model_files_are_clear_errors, |dir| {
         ("cut.safetensors", "truncated"),
         ("nnue.safetensors", "not a safetensors file"),
     ] {
-        let out = dir.run(&["eval", "--evaluator", file, "--quiet"]);
+        let out = dir.run(&["rate", "evaluator", "--evaluator", file, "--quiet"]);
         assert_eq!(out.status.code(), Some(1), "{file}");
         let msg = String::from_utf8_lossy(&out.stderr);
         assert!(msg.contains(file) && msg.contains(expect), "{file}: {msg}");
@@ -187,7 +190,13 @@ cgtest!(policy_nets_learn_best_moves_and_play, |dir| {
     );
     let text = String::from_utf8_lossy(&uci.stdout);
     assert!(text.contains("bestmove "), "{text}");
-    let out = dir.run(&["eval", "--evaluator", "policy.safetensors", "--quiet"]);
+    let out = dir.run(&[
+        "rate",
+        "evaluator",
+        "--evaluator",
+        "policy.safetensors",
+        "--quiet",
+    ]);
     assert_eq!(out.status.code(), Some(1));
     let msg = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -220,7 +229,8 @@ cgtest!(policy_nets_learn_best_moves_and_play, |dir| {
     // The policies measured: agreement with the stored best move, and the study's τ
     // with a fake engine that scores a position by the length of its FEN.
     let table = dir.ok(&[
-        "eval-policy",
+        "rate",
+        "policy",
         "--model",
         "policy.safetensors,pv.safetensors",
         "--sample",
@@ -243,7 +253,8 @@ cgtest!(policy_nets_learn_best_moves_and_play, |dir| {
     );
     std::fs::set_permissions(&engine, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let table = dir.ok(&[
-        "eval-policy",
+        "rate",
+        "policy",
         "--model",
         "pv.safetensors",
         "--sample",
@@ -259,14 +270,15 @@ cgtest!(policy_nets_learn_best_moves_and_play, |dir| {
         .unwrap();
     let tau: f64 = row.split_whitespace().nth(4).unwrap().parse().unwrap();
     assert!((-1.0..=1.0).contains(&tau), "{row}");
-    let out = dir.run(&["eval-policy", "--model", "cnn.safetensors"]);
+    let out = dir.run(&["rate", "policy", "--model", "cnn.safetensors"]);
     assert!(!out.status.success());
 
     // Self-play from the two-headed net: two generations, then the same command resumes
     // and a third is added.
     let run = |generations: &str| {
         dir.ok(&[
-            "selfplay-train",
+            "train",
+            "selfplay",
             "--init",
             "pv.safetensors",
             "--out-dir",
@@ -311,7 +323,8 @@ cgtest!(policy_nets_learn_best_moves_and_play, |dir| {
     u.send("go");
     u.expect("bestmove ");
     let out = dir.run(&[
-        "selfplay-train",
+        "train",
+        "selfplay",
         "--init",
         "policy.safetensors",
         "--out-dir",
@@ -324,7 +337,13 @@ cgtest!(policy_nets_learn_best_moves_and_play, |dir| {
     );
 
     // The two-headed net evaluates too.
-    let table = dir.ok(&["eval", "--evaluator", "pv.safetensors", "--quiet"]);
+    let table = dir.ok(&[
+        "rate",
+        "evaluator",
+        "--evaluator",
+        "pv.safetensors",
+        "--quiet",
+    ]);
     assert!(
         table.lines().any(|l| l.starts_with("pv.safetensors")),
         "{table}"

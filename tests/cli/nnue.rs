@@ -167,7 +167,8 @@ cgtest!(datagen_label_train_eval_end_to_end, |dir| {
     );
     let net = dir.path().join("tiny.nnue");
     let out = dir.ok(&[
-        "eval",
+        "rate",
+        "evaluator",
         "--input",
         &fixture("positions-2000.csv"),
         "--evaluator",
@@ -303,7 +304,7 @@ cgtest!(train_and_network_errors, |dir| {
     assert!(!stdout.contains("NaN"), "{stdout}");
 
     // Damaged network files are refused with the file's name and what is wrong.
-    dir.ok(&["export-evaluator", "nnue", "--out", "good.nnue"]);
+    dir.ok(&["export", "evaluator", "nnue", "--out", "good.nnue"]);
     let good = std::fs::read(dir.path().join("good.nnue")).unwrap();
     dir.create("cut.nnue", &good[..good.len() / 2]);
     let mut other = good.clone();
@@ -311,7 +312,8 @@ cgtest!(train_and_network_errors, |dir| {
     dir.create("v9.nnue", &other);
     for (file, what) in [("cut.nnue", "incomplete"), ("v9.nnue", "version 9")] {
         let out = dir.run(&[
-            "eval",
+            "rate",
+            "evaluator",
             "--input",
             &fixture("positions-2000.csv"),
             "--evaluator",
@@ -330,7 +332,14 @@ cgtest!(linear_only_commands_refuse_a_network, |dir| {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("network evaluator has no terms"), "{err}");
     // Everything that only evaluates takes it like any evaluator.
-    let out = dir.ok(&["eval", "--evaluator", "nnue,material", "--part", "all"]);
+    let out = dir.ok(&[
+        "rate",
+        "evaluator",
+        "--evaluator",
+        "nnue,material",
+        "--part",
+        "all",
+    ]);
     assert!(out.contains("nnue") && out.contains("material"), "{out}");
 });
 
@@ -338,11 +347,19 @@ cgtest!(eval_names_rows_as_typed_and_uses_one_k, |dir| {
     dir.ok(&["import", &fixture("three-games.pgn")]);
     // Two copies of one evaluator under different file names: told apart, and the loss of
     // each does not depend on which other evaluators are listed.
-    dir.ok(&["export-evaluator", "seed003", "--out", "a.json"]);
-    dir.ok(&["export-evaluator", "seed003", "--out", "b.json"]);
+    dir.ok(&["export", "evaluator", "seed003", "--out", "a.json"]);
+    dir.ok(&["export", "evaluator", "seed003", "--out", "b.json"]);
     let json = |evals: &str| -> serde_json::Value {
-        serde_json::from_str(&dir.ok(&["eval", "--evaluator", evals, "--part", "all", "--json"]))
-            .unwrap()
+        serde_json::from_str(&dir.ok(&[
+            "rate",
+            "evaluator",
+            "--evaluator",
+            evals,
+            "--part",
+            "all",
+            "--json",
+        ]))
+        .unwrap()
     };
     let both = json("a.json,b.json");
     assert_eq!(both[0]["evaluator"], "a.json");
@@ -362,7 +379,14 @@ cgtest!(stats_lists_what_is_stored, |dir| {
     dir.ok(&[
         "label", "--engine", &engine, "--name", "fakefish", "--limit", "5",
     ]);
-    dir.ok(&["eval", "--evaluator", "material", "--part", "all"]);
+    dir.ok(&[
+        "rate",
+        "evaluator",
+        "--evaluator",
+        "material",
+        "--part",
+        "all",
+    ]);
     let out = dir.ok(&["stats"]);
     assert!(out.contains("labels (for --labels"), "{out}");
     assert!(out.contains("        5  fakefish"), "{out}");
@@ -381,7 +405,8 @@ cgtest!(every_learning_tool_reads_engine_labels, |dir| {
     ]);
     let tau = |labels: &str| -> f64 {
         let out = dir.ok(&[
-            "eval",
+            "rate",
+            "evaluator",
             "--evaluator",
             "material",
             "--labels",

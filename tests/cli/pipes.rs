@@ -53,7 +53,8 @@ cgtest!(a_closed_pipe_ends_every_command_quietly, |dir| {
         &["tune", "-q", "--name", "t1", "--max-steps", "1"],
         &["tune", "-q", "--name", "t2", "--max-steps", "1", "--json"],
         &[
-            "eval",
+            "rate",
+            "evaluator",
             "-q",
             "--evaluator",
             "material,mine",
@@ -61,7 +62,8 @@ cgtest!(a_closed_pipe_ends_every_command_quietly, |dir| {
             "200",
         ],
         &[
-            "eval",
+            "rate",
+            "evaluator",
             "-q",
             "--evaluator",
             "mine",
@@ -70,7 +72,8 @@ cgtest!(a_closed_pipe_ends_every_command_quietly, |dir| {
             "--json",
         ],
         &[
-            "eval",
+            "rate",
+            "evaluator",
             "-q",
             "--evaluator",
             "mine",
@@ -79,7 +82,7 @@ cgtest!(a_closed_pipe_ends_every_command_quietly, |dir| {
             "--output",
             "-",
         ],
-        &["export-evaluator", "seed003", "--out", "-"],
+        &["export", "evaluator", "seed003", "--out", "-"],
         &["heatmap", "--out-dir", "maps"],
         &["report"],
         &["report", "--out", "-"],
@@ -117,11 +120,12 @@ cgtest!(dash_is_standard_output_or_refused, |dir| {
             .join("\n")
     };
     assert_eq!(strip(&report), strip(&dashed));
-    let json = dir.ok(&["export-evaluator", "seed003", "--out", "-"]);
+    let json = dir.ok(&["export", "evaluator", "seed003", "--out", "-"]);
     let v: serde_json::Value = serde_json::from_str(&json).expect("an evaluator file");
     assert_eq!(v["format"], "chessgraph-evaluator", "{json}");
     let csv = dir.ok(&[
-        "eval",
+        "rate",
+        "evaluator",
         "-q",
         "--evaluator",
         "material",
@@ -135,7 +139,7 @@ cgtest!(dash_is_standard_output_or_refused, |dir| {
     // Where standard output carries the command's own results, `-` is refused.
     for args in [
         &["tune", "--out", "-"][..],
-        &["fit", "moves", "--out", "-"],
+        &["train", "moves", "--out", "-"],
         &[
             "tournament",
             "--player",

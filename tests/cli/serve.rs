@@ -89,7 +89,8 @@ pub fn fixture_db(dir: &Dir) {
     dir.ok(&["fit", "linear", "--where", "1", "--material"]);
     let file = dir.path().join("e.json");
     dir.ok(&[
-        "export-evaluator",
+        "export",
+        "evaluator",
         "material",
         "--out",
         file.to_str().unwrap(),

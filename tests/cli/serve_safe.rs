@@ -155,8 +155,8 @@ crate::cgtest!(serve_never_opens_a_file_a_request_names, |dir| {
         assert_eq!(group[0], group[1]);
     }
     assert_eq!(db_bytes(&dir), before);
-    // A stored `fit moves` fit is the way to play the logistic player from the page.
-    dir.ok(&["fit", "moves"]);
+    // A stored `train moves` fit is the way to play the logistic player from the page.
+    dir.ok(&["train", "moves"]);
     let id: i64 = dir
         .sql()
         .query_row(
@@ -188,7 +188,8 @@ crate::cgtest!(serve_plays_networks_from_its_folder_by_name_only, |dir| {
     std::fs::create_dir(&nets).unwrap();
     let out = nets.join("tiny.safetensors");
     dir.ok(&[
-        "train-net",
+        "train",
+        "cnn",
         "--arch",
         "cnn-study",
         "--channels",

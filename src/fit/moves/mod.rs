@@ -176,8 +176,8 @@ pub fn fit(samples: &[&Sample], opts: &MovesOptions) -> Result<Fitted> {
     })
 }
 
-/// The model of a `fit moves` fit stored as `fits.id = id` (`None`: no such fit, or not
-/// a `fit moves` one), rebuilt from its stored coefficients.
+/// The model of a `train moves` fit stored as `fits.id = id` (`None`: no such fit, or not
+/// a `train moves` one), rebuilt from its stored coefficients.
 pub fn stored(conn: &Connection, id: i64) -> Result<Option<MoveModel>> {
     use rusqlite::OptionalExtension;
     let row: Option<String> = conn
