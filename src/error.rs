@@ -224,6 +224,19 @@ pub enum Error {
     /// A user-supplied value (option, name, condition) is invalid.
     #[error("{0}")]
     Invalid(String),
+    /// Data stored in the database that is not a position (a fit's coefficients, a split,
+    /// a game's moves) is not what chessgraph wrote: the file was changed outside
+    /// chessgraph or is damaged.
+    #[error("{what}: {why} (the database was changed outside chessgraph?)")]
+    Stored {
+        /// What was being read, e.g. `stored fit 3`.
+        what: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A bug in chessgraph: something it made or checked itself is not what it should be.
+    #[error("internal error: {0} (a bug in chessgraph)")]
+    Internal(String),
     /// A user's SQL condition (`--where`) is refused.
     #[error(transparent)]
     Condition(#[from] ConditionError),
@@ -330,4 +343,74 @@ pub enum ConditionError {
         /// What is allowed instead.
         allowed: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn engine_failure() -> Error {
+        Error::Engine {
+            what: "of player x: cannot start".into(),
+            source: "no such file".into(),
+        }
+    }
+
+    /// Corruption of the database, an engine's failure and a bug are not the user's: a
+    /// server answers them 500, not 400.
+    #[test]
+    fn corruption_engines_and_bugs_are_not_the_users() {
+        let not_users = [
+            Error::Stored {
+                what: "split_meta".into(),
+                why: "bad percentage -3".into(),
+            },
+            Error::StoredPosition {
+                fen: "x".into(),
+                source: "bad FEN".into(),
+            },
+            engine_failure(),
+            Error::Internal("bench FEN x: bad FEN".into()),
+            Error::WriterStopped,
+        ];
+        for e in &not_users {
+            assert!(!e.is_users(), "{e:?}");
+        }
+    }
+
+    /// A bad option or value given by the user is the user's.
+    #[test]
+    fn bad_values_are_the_users() {
+        let users = [
+            Error::Invalid("--range must be a positive number of centipawns".into()),
+            Error::NoLabeller("x".into()),
+            Error::Condition(ConditionError::Empty),
+            Error::UnknownFormat("x.bin".into()),
+        ];
+        for e in &users {
+            assert!(e.is_users(), "{e:?}");
+        }
+    }
+
+    /// The new variants say what is wrong once, and whose fault it is.
+    #[test]
+    fn messages_of_stored_data_and_bugs() {
+        let stored = Error::Stored {
+            what: "stored fit 3".into(),
+            why: "a coefficient without an estimate".into(),
+        };
+        assert_eq!(
+            stored.to_string(),
+            "stored fit 3: a coefficient without an estimate (the database was changed \
+             outside chessgraph?)"
+        );
+        assert_eq!(
+            Error::Internal("bench FEN x: bad".into()).to_string(),
+            "internal error: bench FEN x: bad (a bug in chessgraph)"
+        );
+        assert_eq!(
+            error_chain(&engine_failure()),
+            "engine of player x: cannot start: no such file"
+        );
+    }
 }

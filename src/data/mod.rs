@@ -314,8 +314,7 @@ impl Row {
 
     /// The normalized FEN of the position (what `positions.fen` shows).
     pub fn fen(&self) -> Result<String> {
-        let pos = crate::chess::packed::unpack(&self.board)
-            .map_err(|e| Error::Invalid(format!("line {}: {e}", self.line)))?;
+        let pos = crate::chess::packed::unpack(&self.board).map_err(|e| self.unpacking(e))?;
         Ok(crate::chess::fen::normalized_fen(&pos))
     }
 
@@ -324,9 +323,16 @@ impl Row {
         match &self.fen_input {
             Some(fen) => crate::chess::fen::parse(fen, crate::chess::fen::Leniency::DropCastling)
                 .map_err(|e| Error::Invalid(format!("line {}: {fen}: {e}", self.line))),
-            None => crate::chess::packed::unpack(&self.board)
-                .map_err(|e| Error::Invalid(format!("line {}: {e}", self.line))),
+            None => crate::chess::packed::unpack(&self.board).map_err(|e| self.unpacking(e)),
         }
+    }
+
+    /// A board that does not unpack: [`Row::new`] packed it from a position, so a bug.
+    fn unpacking(&self, e: crate::chess::packed::PackedError) -> Error {
+        Error::Internal(format!(
+            "line {}: the packed board does not unpack: {e}",
+            self.line
+        ))
     }
 }
 

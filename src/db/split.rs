@@ -99,7 +99,10 @@ pub fn meta(conn: &Connection) -> Result<SplitMeta> {
         |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
     )?;
     let pct = |v: i64| {
-        u32::try_from(v).map_err(|_| Error::Invalid(format!("split_meta: bad percentage {v}")))
+        u32::try_from(v).map_err(|_| Error::Stored {
+            what: "split_meta".into(),
+            why: format!("bad percentage {v}"),
+        })
     };
     Ok(SplitMeta {
         seed,

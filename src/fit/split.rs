@@ -91,8 +91,10 @@ pub fn labelled_rows_from(
             eval_cp: r.get(1)?,
             mate: r.get(2)?,
             result: result.as_deref().and_then(GameResult::parse),
-            part: Part::parse(&part)
-                .ok_or_else(|| Error::Invalid(format!("splits: unknown part {part:?}")))?,
+            part: Part::parse(&part).ok_or_else(|| Error::Stored {
+                what: "splits".into(),
+                why: format!("unknown part {part:?}"),
+            })?,
             best_move: r.get(5)?,
         });
     }

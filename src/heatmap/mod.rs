@@ -115,7 +115,10 @@ pub fn aggregate(conn: &Connection, filter: &str) -> Result<Heatmap> {
         })
         .ok_or_else(|| {
             let id: i64 = row.get(0).unwrap_or_default();
-            Error::Invalid(format!("position {id}: malformed FEN board {fen:?}"))
+            Error::Stored {
+                what: format!("position {id}"),
+                why: format!("malformed FEN board {fen:?}"),
+            }
         })?;
         map.positions += 1;
         map.eval_sum += eval;

@@ -99,7 +99,7 @@ fn ranked(net: &Net, pos: &Chess) -> Result<Vec<Move>> {
     let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
     let (priors, _) = net
         .priors(pos, &moves)
-        .map_err(|e| Error::Invalid(e.to_string()))?;
+        .map_err(|e| Error::Internal(format!("the network's policy: {e}")))?;
     let mut order: Vec<usize> = (0..moves.len()).collect();
     order.sort_by(|&a, &b| priors[b].total_cmp(&priors[a]).then(a.cmp(&b)));
     Ok(order.into_iter().map(|i| moves[i]).collect())
@@ -117,9 +117,10 @@ fn after(pos: &Chess, m: Move, engine: &mut dyn Labeller) -> Result<Option<f64>>
             None => 0.0,
         }));
     }
-    let labelled = engine
-        .analyse(&to_fen(&next))
-        .map_err(|e| Error::Invalid(format!("the engine failed: {e}")))?;
+    let labelled = engine.analyse(&to_fen(&next)).map_err(|e| Error::Engine {
+        what: "failed on the position after the move".into(),
+        source: e.into(),
+    })?;
     let sign = if next.turn() == Color::White { 1 } else { -1 };
     let a = labelled.analysis;
     Ok(label_cp(

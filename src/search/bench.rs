@@ -92,7 +92,7 @@ impl BenchTotal {
 /// Parses a bench FEN.
 fn position(fen: &str) -> Result<Chess> {
     crate::chess::fen::parse(fen, crate::chess::fen::Leniency::Strict)
-        .map_err(|e| Error::Invalid(format!("bench FEN {fen}: {e}")))
+        .map_err(|e| Error::Internal(format!("bench FEN {fen}: {e}")))
 }
 
 /// Searches every bench position to `depth` (fresh 16 MiB TT and heuristics each time),

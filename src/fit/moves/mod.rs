@@ -190,9 +190,15 @@ pub fn stored(conn: &Connection, id: i64) -> Result<Option<MoveModel>> {
     let Some(text) = row else {
         return Ok(None);
     };
-    let bad = |why: String| Error::Invalid(format!("stored fit {id}: {why}"));
+    let bad = |why: String| Error::Stored {
+        what: format!("stored fit {id}"),
+        why,
+    };
     let list: Vec<serde_json::Value> =
-        serde_json::from_str(&text).map_err(|e| bad(format!("coefficients: {e}")))?;
+        serde_json::from_str(&text).map_err(|source| Error::Decode {
+            what: format!("stored fit {id}: coefficients"),
+            source,
+        })?;
     let values: Vec<f64> = list
         .iter()
         .map(|c| c["estimate"].as_f64())

@@ -296,8 +296,7 @@ fn play(
                         *(if is_bound { &mut bound } else { &mut exact }) = Some(a);
                     }
                 })
-            })
-            .map_err(|e| Error::Invalid(e.to_string()));
+            });
         let elapsed = sent.elapsed();
         let line = match answer {
             Ok(line) => line,

@@ -237,13 +237,13 @@ pub fn run(
         .collect();
     for (i, p) in t.participants.iter().enumerate() {
         if todo.iter().any(|g| g.a == i || g.b == i) {
-            drop(matches::start(&p.engine).map_err(|e| {
-                Error::Invalid(format!(
-                    "player {}: {}",
-                    p.name,
-                    crate::error::error_chain(&e)
-                ))
-            })?);
+            let e = &p.engine;
+            drop(
+                Engine::start(&e.name, &e.command, &e.options).map_err(|source| Error::Engine {
+                    what: format!("of player {}: cannot start", p.name),
+                    source: source.into(),
+                })?,
+            );
         }
     }
     tx.commit()?;
@@ -363,13 +363,9 @@ fn game_row(t: &Tournament, p: &Pairing, g: &GameRecord, loser: Option<usize>) -
 pub fn pgn(games: &[GameRow], event: &str, tc: &str) -> Result<String> {
     let mut out = String::new();
     for (i, g) in games.iter().enumerate() {
-        let bad = |why: String| {
-            Error::Invalid(format!(
-                "stored game {} ({} - {}): {why}",
-                i + 1,
-                g.white,
-                g.black
-            ))
+        let bad = |why: String| Error::Stored {
+            what: format!("stored game {} ({} - {})", i + 1, g.white, g.black),
+            why,
         };
         let start =
             crate::chess::fen::parse_position(&g.start_fen).map_err(|e| bad(e.to_string()))?;
