@@ -94,7 +94,9 @@ fn table_info(conn: &Connection, table: &str) -> Result<Vec<(String, String, boo
 
 /// The columns of `table`, in declaration order. A view's columns take their type and
 /// nullability from the table that stores them; its computed columns (a FEN, a
-/// labeller's name) are never NULL.
+/// labeller's name) are never NULL. `table` is one of chessgraph's own, so a missing table
+/// or a column of another type is [`Error::Stored`]: the schema was changed outside
+/// chessgraph.
 pub fn columns(conn: &Connection, table: &str) -> Result<Vec<Column>> {
     let mut info = table_info(conn, table)?;
     if let Some((rows_table, computed)) = stored(table) {
@@ -114,9 +116,10 @@ pub fn columns(conn: &Connection, table: &str) -> Result<Vec<Column>> {
             "REAL" => ColumnType::Real,
             "TEXT" => ColumnType::Text,
             other => {
-                return Err(Error::Invalid(format!(
-                    "{table}.{name}: column type {other:?} has no columnar equivalent"
-                )));
+                return Err(Error::Stored {
+                    what: format!("{table}.{name}"),
+                    why: format!("column type {other:?} has no columnar equivalent"),
+                });
             }
         };
         let integer_key = pk > 0 && kind == ColumnType::Integer;
@@ -127,9 +130,10 @@ pub fn columns(conn: &Connection, table: &str) -> Result<Vec<Column>> {
         });
     }
     if out.is_empty() {
-        return Err(Error::Invalid(format!(
-            "no table {table:?} in the database"
-        )));
+        return Err(Error::Stored {
+            what: format!("table {table:?}"),
+            why: "not in the database".into(),
+        });
     }
     Ok(out)
 }
@@ -208,6 +212,11 @@ mod tests {
         for t in TABLES {
             assert!(!columns(&conn, t.name).unwrap().is_empty());
         }
-        assert!(columns(&conn, "nope").is_err());
+        // A table of ours that is gone: the schema was changed, not the user's fault.
+        let gone = columns(&conn, "nope").unwrap_err();
+        assert!(
+            matches!(gone, Error::Stored { .. }) && !gone.is_users(),
+            "{gone:?}"
+        );
     }
 }
