@@ -9,7 +9,7 @@ use anyhow::Context;
 use chessgraph::db::labels;
 use chessgraph::engines::command;
 use chessgraph::label::uci::{Go, UciLabeller};
-use chessgraph::label::{self, LabelError, Labeller};
+use chessgraph::label::{self, Labeller, LabellingError};
 
 /// Arguments of `chessgraph label`.
 #[derive(clap::Args)]
@@ -123,7 +123,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     out.flush()?;
 
     let bar = Progress::new("label", Unit::Items("positions"), Some(todo), args.quiet);
-    let start = || -> Result<Box<dyn Labeller>, LabelError> {
+    let start = || -> Result<Box<dyn Labeller>, LabellingError> {
         Ok(Box::new(UciLabeller::start(
             &command, &options, go, timeout,
         )?))

@@ -248,9 +248,9 @@ impl Label {
     }
 
     /// Parses a chessData.csv evaluation: `+56`, `-10`, `0`, `#+3`, `#-2` (also `#3`).
-    pub fn parse_csv(s: &str) -> std::result::Result<Label, LabelError> {
+    pub fn parse_csv(s: &str) -> std::result::Result<Label, BadEvaluation> {
         let s = s.trim();
-        let bad = || LabelError::Csv(s.to_owned());
+        let bad = || BadEvaluation::Csv(s.to_owned());
         if let Some(m) = s.strip_prefix('#') {
             parse_signed(m).map(Label::Mate).ok_or_else(bad)
         } else {
@@ -516,7 +516,7 @@ pub fn read_lines(
 
 /// Why an evaluation in the input is not a label.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum LabelError {
+pub enum BadEvaluation {
     /// A CSV evaluation that is neither centipawns nor a mate score.
     #[error("bad evaluation {0:?} (expected centipawns like +56, or a mate score like #-2)")]
     Csv(String),
@@ -543,11 +543,14 @@ pub const MAX_LABEL_CP: i32 = crate::chess::values::EVAL_LIMIT;
 /// Checks a label against its position: a mate in 0 (`#0`, `#-0`, `dm 0`) is only true of a
 /// position whose side to move is checkmated, and centipawns stay within
 /// ±[`MAX_LABEL_CP`].
-pub fn check_label(label: Label, pos: &shakmaty::Chess) -> std::result::Result<Label, LabelError> {
+pub fn check_label(
+    label: Label,
+    pos: &shakmaty::Chess,
+) -> std::result::Result<Label, BadEvaluation> {
     use shakmaty::Position;
     match label {
-        Label::Mate(0) if !pos.is_checkmate() => Err(LabelError::MateInZero),
-        Label::Cp(cp) if cp.abs() > MAX_LABEL_CP => Err(LabelError::OutOfRange(cp)),
+        Label::Mate(0) if !pos.is_checkmate() => Err(BadEvaluation::MateInZero),
+        Label::Cp(cp) if cp.abs() > MAX_LABEL_CP => Err(BadEvaluation::OutOfRange(cp)),
         l => Ok(l),
     }
 }
@@ -605,11 +608,11 @@ mod tests {
         );
         assert_eq!(
             check_label(Label::Cp(40_000), &pos),
-            Err(LabelError::OutOfRange(40_000))
+            Err(BadEvaluation::OutOfRange(40_000))
         );
         assert_eq!(
             check_label(Label::Cp(-20_001), &pos),
-            Err(LabelError::OutOfRange(-20_001))
+            Err(BadEvaluation::OutOfRange(-20_001))
         );
     }
 

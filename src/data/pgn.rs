@@ -323,9 +323,9 @@ fn find_eval(comment: &[u8]) -> Option<&[u8]> {
 }
 
 /// Parses `0.17`, `-1.5`, `#3`, `#-3` into a White-point-of-view label.
-fn parse_eval(raw: &[u8]) -> std::result::Result<Label, super::LabelError> {
+fn parse_eval(raw: &[u8]) -> std::result::Result<Label, super::BadEvaluation> {
     let s = String::from_utf8_lossy(raw);
-    let bad = || super::LabelError::Pgn(s.clone().into_owned());
+    let bad = || super::BadEvaluation::Pgn(s.clone().into_owned());
     if let Some(m) = s.strip_prefix('#') {
         return super::parse_signed(m).map(Label::Mate).ok_or_else(bad);
     }

@@ -25,7 +25,7 @@ pub use crate::engines::info::Analysis;
 
 /// Why an engine gave no label.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum LabelError {
+pub enum LabellingError {
     /// The process exited or its pipe broke.
     #[error("engine crashed: {0}")]
     Crashed(String),
@@ -37,16 +37,16 @@ pub enum LabelError {
     Garbage(String),
 }
 
-impl From<crate::engines::info::InfoError> for LabelError {
-    fn from(e: crate::engines::info::InfoError) -> LabelError {
-        LabelError::Garbage(e.0)
+impl From<crate::engines::info::InfoError> for LabellingError {
+    fn from(e: crate::engines::info::InfoError) -> LabellingError {
+        LabellingError::Garbage(e.0)
     }
 }
 
 /// Something that labels positions given as FEN: a UCI engine, or a fake in tests.
 pub trait Labeller: Send {
     /// Analyses one position.
-    fn analyse(&mut self, fen: &str) -> std::result::Result<Labelled, LabelError>;
+    fn analyse(&mut self, fen: &str) -> std::result::Result<Labelled, LabellingError>;
 }
 
 /// What a labeller says of one position: the score of its search and its best move.
@@ -59,7 +59,8 @@ pub struct Labelled {
 }
 
 /// Starts a labeller (a fresh engine process); called once per worker and after failures.
-pub type Starter<'a> = dyn Fn() -> std::result::Result<Box<dyn Labeller>, LabelError> + Sync + 'a;
+pub type Starter<'a> =
+    dyn Fn() -> std::result::Result<Box<dyn Labeller>, LabellingError> + Sync + 'a;
 
 /// What one run did.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -173,7 +174,7 @@ pub fn run(
 /// What a worker reports for one position.
 enum Answer {
     Label(EngineLabel),
-    Failed(i64, LabelError),
+    Failed(i64, LabellingError),
     Restarted,
 }
 
@@ -196,9 +197,9 @@ impl Batch {
             }
             Answer::Failed(id, e) => {
                 match e {
-                    LabelError::Crashed(_) => counts.crashed += 1,
-                    LabelError::Timeout(_) => counts.timed_out += 1,
-                    LabelError::Garbage(_) => counts.garbage += 1,
+                    LabellingError::Crashed(_) => counts.crashed += 1,
+                    LabellingError::Timeout(_) => counts.timed_out += 1,
+                    LabellingError::Garbage(_) => counts.garbage += 1,
                 }
                 self.failures.push((id, e.to_string()));
             }
@@ -241,7 +242,7 @@ fn label_one(
     // The engine gets a full six-field FEN whatever the input had (EPD, four fields).
     let (turn, fen) = match parse_position(fen) {
         Ok(pos) => (shakmaty::Position::turn(&pos), to_fen(&pos)),
-        Err(e) => return Answer::Failed(id, LabelError::Garbage(format!("stored FEN: {e}"))),
+        Err(e) => return Answer::Failed(id, LabellingError::Garbage(format!("stored FEN: {e}"))),
     };
     let fen = fen.as_str();
     let mut last_error = None;
@@ -268,7 +269,7 @@ fn label_one(
     }
     Answer::Failed(
         id,
-        last_error.unwrap_or_else(|| LabelError::Crashed("no engine".into())),
+        last_error.unwrap_or_else(|| LabellingError::Crashed("no engine".into())),
     )
 }
 
@@ -300,10 +301,10 @@ mod tests {
     }
 
     impl Labeller for Fake {
-        fn analyse(&mut self, fen: &str) -> std::result::Result<Labelled, LabelError> {
+        fn analyse(&mut self, fen: &str) -> std::result::Result<Labelled, LabellingError> {
             self.calls += 1;
             if fen.contains(self.crash_on) || (self.flaky && self.calls == 1) {
-                return Err(LabelError::Crashed("boom".into()));
+                return Err(LabellingError::Crashed("boom".into()));
             }
             Ok(Labelled {
                 analysis: Analysis {
@@ -345,7 +346,7 @@ mod tests {
         let conn = db_with(&fens);
         let starts = AtomicU32::new(0);
         let start = |flaky| {
-            move || -> std::result::Result<Box<dyn Labeller>, LabelError> {
+            move || -> std::result::Result<Box<dyn Labeller>, LabellingError> {
                 Ok(Box::new(Fake {
                     crash_on: "3Q4",
                     calls: 0,
@@ -354,7 +355,7 @@ mod tests {
             }
         };
         // Only the very first engine is flaky: its retry runs on a fresh, sound one.
-        let starter = || -> std::result::Result<Box<dyn Labeller>, LabelError> {
+        let starter = || -> std::result::Result<Box<dyn Labeller>, LabellingError> {
             let n = starts.fetch_add(1, Ordering::Relaxed);
             Ok(Box::new(Fake {
                 crash_on: "3Q4",
@@ -393,8 +394,8 @@ mod tests {
     #[test]
     fn an_engine_that_cannot_start_is_one_error() {
         let conn = db_with(&["4k3/8/8/8/8/8/8/4K2R w K -"]);
-        let start = || -> std::result::Result<Box<dyn Labeller>, LabelError> {
-            Err(LabelError::Crashed("No such file or directory".into()))
+        let start = || -> std::result::Result<Box<dyn Labeller>, LabellingError> {
+            Err(LabellingError::Crashed("No such file or directory".into()))
         };
         let err = run(&conn, "x", None, 2, None, &start, &mut |_| {}).unwrap_err();
         // The cause is kept, not flattened into the message.

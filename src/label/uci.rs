@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::{Analysis, LabelError, Labelled, Labeller};
+use super::{Analysis, Labelled, Labeller, LabellingError};
 use crate::engines::client::{Engine, EngineFailure};
 use crate::engines::info::parse_info;
 
@@ -40,7 +40,7 @@ impl UciLabeller {
         options: &[(String, String)],
         go: Go,
         timeout: Duration,
-    ) -> Result<UciLabeller, LabelError> {
+    ) -> Result<UciLabeller, LabellingError> {
         let engine = Engine::start("labeller", command, options).map_err(failure)?;
         Ok(UciLabeller {
             engine,
@@ -50,15 +50,15 @@ impl UciLabeller {
     }
 }
 
-fn failure(e: EngineFailure) -> LabelError {
+fn failure(e: EngineFailure) -> LabellingError {
     match e {
-        EngineFailure::Timeout(m) => LabelError::Timeout(m),
-        EngineFailure::Exited(m) => LabelError::Crashed(m),
+        EngineFailure::Timeout(m) => LabellingError::Timeout(m),
+        EngineFailure::Exited(m) => LabellingError::Crashed(m),
     }
 }
 
 impl Labeller for UciLabeller {
-    fn analyse(&mut self, fen: &str) -> Result<Labelled, LabelError> {
+    fn analyse(&mut self, fen: &str) -> Result<Labelled, LabellingError> {
         // Each position is its own search: no hash carried over from the last one.
         self.engine.send("ucinewgame").map_err(failure)?;
         self.engine
@@ -83,7 +83,7 @@ impl Labeller for UciLabeller {
                 Some("bestmove") => {
                     // A bound is only a side of the score: the last exact one is preferred.
                     let analysis = exact.or(bound).ok_or_else(|| {
-                        LabelError::Garbage(format!("bestmove without a score for {fen}"))
+                        LabellingError::Garbage(format!("bestmove without a score for {fen}"))
                     })?;
                     // `0000` and `(none)` say there is no move.
                     let best_move = tokens

@@ -118,7 +118,7 @@ fn after(pos: &Chess, m: Move, engine: &mut dyn Labeller) -> Result<Option<f64>>
         }));
     }
     let labelled = engine.analyse(&to_fen(&next)).map_err(|e| Error::Engine {
-        what: "failed on the position after the move".into(),
+        what: "labelling the position after the move".into(),
         source: e.into(),
     })?;
     let sign = if next.turn() == Color::White { 1 } else { -1 };
