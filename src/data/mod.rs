@@ -318,11 +318,18 @@ impl Row {
         Ok(crate::chess::fen::normalized_fen(&pos))
     }
 
-    /// The position as given (move counters included where the input had them).
+    /// The position as given (move counters included where the input had them). The
+    /// readers made the row of a FEN that parsed, so a failure is
+    /// [`Error::Internal`].
     pub fn position(&self) -> Result<shakmaty::Chess> {
         match &self.fen_input {
             Some(fen) => crate::chess::fen::parse(fen, crate::chess::fen::Leniency::DropCastling)
-                .map_err(|e| Error::Invalid(format!("line {}: {fen}: {e}", self.line))),
+                .map_err(|e| {
+                    Error::Internal(format!(
+                        "line {}: the reader's FEN {fen} no longer parses: {e}",
+                        self.line
+                    ))
+                }),
             None => crate::chess::packed::unpack(&self.board).map_err(|e| self.unpacking(e)),
         }
     }
@@ -574,6 +581,20 @@ pub(crate) fn collect_items(
 mod tests {
     use super::*;
     use crate::chess::fen::{normalized_fen, parse_position};
+
+    /// A row whose board or FEN the reader made no longer reading back is the program's
+    /// bug, not the user's input.
+    #[test]
+    fn a_row_that_does_not_read_back_is_a_bug() {
+        let pos = shakmaty::Chess::default();
+        let mut row = Row::new(7, &pos, "not a fen", Label::Cp(10));
+        let e = row.position().unwrap_err();
+        assert!(matches!(e, Error::Internal(_)) && !e.is_users(), "{e:?}");
+        assert!(e.to_string().starts_with("internal error: line 7:"), "{e}");
+        row.board.truncate(3);
+        let e = row.fen().unwrap_err();
+        assert!(matches!(e, Error::Internal(_)) && !e.is_users(), "{e:?}");
+    }
 
     #[test]
     fn csv_labels() {
