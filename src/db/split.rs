@@ -130,3 +130,24 @@ pub fn game_key(
         start_fen.unwrap_or("")
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A percentage the schema forbids (stored past its checks) is corruption, not the
+    /// user's fault.
+    #[test]
+    fn a_corrupt_split_is_stored_data() {
+        let conn = crate::db::open_in_memory().unwrap();
+        assert_eq!(meta(&conn).unwrap().train_pct, 80);
+        conn.execute_batch(
+            "PRAGMA ignore_check_constraints = ON; \
+             UPDATE split_meta SET train_pct = -5, valid_pct = 105 WHERE id = 1;",
+        )
+        .unwrap();
+        let e = meta(&conn).unwrap_err();
+        assert!(matches!(e, Error::Stored { .. }) && !e.is_users(), "{e:?}");
+        assert!(e.to_string().contains("bad percentage -5"), "{e}");
+    }
+}

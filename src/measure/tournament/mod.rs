@@ -474,7 +474,10 @@ mod tests {
             moves: "f2f3 e7e5 e1e3".into(),
             ..g
         };
-        let e = pgn(&[broken], "x", "y").unwrap_err().to_string();
+        let e = pgn(&[broken], "x", "y").unwrap_err();
+        // A stored move that is not legal: the database was changed, not the user's fault.
+        assert!(matches!(e, Error::Stored { .. }) && !e.is_users(), "{e:?}");
+        let e = e.to_string();
         assert!(e.contains("stored game 1") && e.contains("e1e3"), "{e}");
     }
 }
