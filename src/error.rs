@@ -224,6 +224,10 @@ pub enum Error {
     /// A user-supplied value (option, name, condition) is invalid.
     #[error("{0}")]
     Invalid(String),
+    /// The database, or the part of it the user selected, holds nothing the command can
+    /// work on (no games, no positions that match, no examples to fit).
+    #[error("{0}")]
+    NoData(String),
     /// Data stored in the database that is not a position (a fit's coefficients, a split,
     /// a game's moves) is not what chessgraph wrote: the file was changed outside
     /// chessgraph or is damaged.
@@ -254,6 +258,7 @@ impl Error {
         matches!(
             self,
             Error::Invalid(_)
+                | Error::NoData(_)
                 | Error::Condition(_)
                 | Error::UnknownEvaluator { .. }
                 | Error::NoTerms { .. }
@@ -386,6 +391,7 @@ mod tests {
             Error::NoLabeller("x".into()),
             Error::Condition(ConditionError::Empty),
             Error::UnknownFormat("x.bin".into()),
+            Error::NoData("no games in the database: import a PGN file first".into()),
         ];
         for e in &users {
             assert!(e.is_users(), "{e:?}");

@@ -125,7 +125,7 @@ pub fn aggregate(conn: &Connection, filter: &str) -> Result<Heatmap> {
     }
     if map.positions == 0 {
         let analyzed: i64 = conn.query_row("SELECT count(*) FROM features", [], |r| r.get(0))?;
-        return Err(Error::Invalid(if analyzed == 0 {
+        return Err(Error::NoData(if analyzed == 0 {
             "no positions match; run import and analyze first".to_string()
         } else {
             format!(

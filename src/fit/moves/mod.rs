@@ -158,12 +158,12 @@ pub fn fit(samples: &[&Sample], opts: &MovesOptions) -> Result<Fitted> {
     let n: usize = samples.iter().map(|s| s.moves.len()).sum();
     let positives = samples.len();
     if positives == 0 {
-        return Err(Error::Invalid(
+        return Err(Error::NoData(
             "no training examples: no winner's move of a train-part game was recovered".into(),
         ));
     }
     if n == positives {
-        return Err(Error::Invalid(format!(
+        return Err(Error::NoData(format!(
             "the {positives} training positions have one legal move each: no move to tell apart"
         )));
     }
@@ -229,7 +229,7 @@ pub fn run(
     let games = crate::db::games::decisive_games(conn)?;
     if games.is_empty() {
         let all = crate::db::games::count(conn)?;
-        return Err(Error::Invalid(if all == 0 {
+        return Err(Error::NoData(if all == 0 {
             "no games in the database: import a PGN file first".into()
         } else {
             format!("none of the {all} stored games was won by one side")
