@@ -248,13 +248,23 @@ pub enum Error {
     /// solver failed (the fitting module's typed error, `FitError` of the `fit` module, is the
     /// source).
     #[error("fit failed")]
-    Fit(#[source] Box<dyn std::error::Error + Send + Sync>),
+    Fit {
+        /// The fitting module's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+        /// Whether the data or features the user chose are what does not allow it (not
+        /// the solver's failure).
+        users: bool,
+    },
 }
 
 impl Error {
     /// Whether the error is the user's (a bad name, value, condition or input), not the
     /// program's or the system's: a server answers these `400`.
     pub fn is_users(&self) -> bool {
+        if let Error::Fit { users, .. } = self {
+            return *users;
+        }
         matches!(
             self,
             Error::Invalid(_)

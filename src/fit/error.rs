@@ -86,8 +86,48 @@ pub enum FitError {
     Linfa(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
+impl FitError {
+    /// Whether the user's data, selection or features are what does not allow the fit
+    /// (every error but the solver's own failures).
+    pub fn is_users(&self) -> bool {
+        !matches!(
+            self,
+            FitError::NonFinite(_) | FitError::NotPositiveDefinite | FitError::Linfa(_)
+        )
+    }
+}
+
 impl From<FitError> for crate::Error {
     fn from(e: FitError) -> crate::Error {
-        crate::Error::Fit(Box::new(e))
+        crate::Error::Fit {
+            users: e.is_users(),
+            source: Box::new(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fit the user's selection does not allow is the user's (a server answers 400); the
+    /// solver's failure is not.
+    #[test]
+    fn whose_fault_a_fit_error_is() {
+        let users: crate::Error = FitError::NoMatch {
+            filter: "phase > 30".into(),
+            analyzed: 12,
+        }
+        .into();
+        assert!(users.is_users(), "{users:?}");
+        assert!(crate::Error::from(FitError::NoFeatures).is_users());
+        let solver: crate::Error = FitError::NotPositiveDefinite.into();
+        assert!(!solver.is_users(), "{solver:?}");
+        assert!(!crate::Error::from(FitError::NonFinite("newton")).is_users());
+        // The message is the fit module's, as before.
+        assert_eq!(
+            crate::error::error_chain(&solver),
+            "fit failed: the Hessian is not positive definite (non-finite weights?)"
+        );
     }
 }
