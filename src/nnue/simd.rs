@@ -319,8 +319,10 @@ mod tests {
     }
 
     /// Every run-time AVX2 check is in this file ([`avx2_dispatch`] or the intrinsic
-    /// kernels), so there is one way to choose the wide copy.
+    /// kernels), so there is one way to choose the wide copy. (It reads the source tree,
+    /// which Miri's isolation forbids; `cargo test` runs it.)
     #[test]
+    #[cfg_attr(miri, ignore = "reads the source files")]
     fn every_avx2_check_is_here() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
         let this = root.join("nnue").join("simd.rs");
