@@ -3,7 +3,7 @@
 
 use shakmaty::Color;
 
-/// An evaluation label, always from White's point of view once in a [`Row`].
+/// An evaluation label, always from White's point of view once in a [`Row`](super::Row).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Label {
     /// No evaluation given.
