@@ -47,6 +47,37 @@ fn new_game(player: &str, human: Color, fen: Option<&str>) -> NewGame {
     }
 }
 
+/// Games store with a minute of engine time a client and `queue` searches queued.
+fn budgeted(queue: usize) -> Play {
+    Play::start(
+        PlayOptions {
+            queue,
+            max_games: 8,
+            max_movetime: Duration::from_secs(60),
+            client_budget: Duration::from_secs(60),
+            cache_bytes: 64 << 20,
+        },
+        Arc::new(TestPlayers),
+    )
+}
+
+/// A game of 30 s a move against the engine, started by `client`.
+fn long_game(client: [u8; 4]) -> NewGame {
+    NewGame {
+        movetime: Duration::from_secs(30),
+        client: IpAddr::from(client),
+        ..new_game("engine", Color::Black, None)
+    }
+}
+
+/// Starts a [`long_game`] of `client` and returns its id.
+fn started(p: &Play, client: [u8; 4]) -> String {
+    p.create(long_game(client)).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
 const LOCAL: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
 
 fn wait_for_turn(p: &Play, id: &str) -> Value {
@@ -68,29 +99,9 @@ fn wait_as(p: &Play, id: &str, client: IpAddr) -> Value {
 /// another client's plays, and a `random` game moves at once whatever the queue holds.
 #[test]
 fn engine_time_counts_against_the_clients_budget() {
-    let p = Play::start(
-        PlayOptions {
-            queue: 2,
-            max_games: 8,
-            max_movetime: Duration::from_secs(60),
-            client_budget: Duration::from_secs(60),
-            cache_bytes: 64 << 20,
-        },
-        Arc::new(TestPlayers),
-    );
-    let long = |client: [u8; 4]| NewGame {
-        movetime: Duration::from_secs(30),
-        client: IpAddr::from(client),
-        ..new_game("engine", Color::Black, None)
-    };
-    let a = p.create(long([10, 0, 0, 1])).unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let b = p.create(long([10, 0, 0, 1])).unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let p = budgeted(2);
+    let a = started(&p, [10, 0, 0, 1]);
+    let b = started(&p, [10, 0, 0, 1]);
     let refused = p
         .create(NewGame {
             client: IpAddr::from([10, 0, 0, 1]),
@@ -110,10 +121,7 @@ fn engine_time_counts_against_the_clients_budget() {
     assert_eq!(s["moves"].as_array().unwrap().len(), 1, "{s}");
     // Ending a game gives its time back.
     p.remove(&b, IpAddr::from([10, 0, 0, 1])).unwrap();
-    let c = p.create(long([10, 0, 0, 2])).unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let c = started(&p, [10, 0, 0, 2]);
     p.remove(&a, IpAddr::from([10, 0, 0, 1])).unwrap();
     p.remove(&c, IpAddr::from([10, 0, 0, 2])).unwrap();
 }
@@ -197,30 +205,10 @@ fn bad_requests_are_refused() {
 /// 127.0.0.0/8 does not double.
 #[test]
 fn games_belong_to_their_client_and_loopback_is_one_client() {
-    let p = Play::start(
-        PlayOptions {
-            queue: 4,
-            max_games: 8,
-            max_movetime: Duration::from_secs(60),
-            client_budget: Duration::from_secs(60),
-            cache_bytes: 64 << 20,
-        },
-        Arc::new(TestPlayers),
-    );
-    let long = |client: [u8; 4]| NewGame {
-        movetime: Duration::from_secs(30),
-        client: IpAddr::from(client),
-        ..new_game("engine", Color::Black, None)
-    };
-    let a = p.create(long([127, 0, 0, 1])).unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let b = p.create(long([127, 0, 0, 2])).unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let refused = p.create(long([127, 0, 0, 3])).unwrap_err();
+    let p = budgeted(4);
+    let a = started(&p, [127, 0, 0, 1]);
+    let b = started(&p, [127, 0, 0, 2]);
+    let refused = p.create(long_game([127, 0, 0, 3])).unwrap_err();
     assert_eq!(refused.status, 503, "{refused:?}");
     assert!(refused.message.contains("engine time"), "{refused:?}");
     let other = IpAddr::from([10, 0, 0, 9]);
