@@ -9,7 +9,7 @@
 use std::io::{BufRead, BufReader};
 use std::time::Instant;
 
-use chessgraph::graph::{self, Edge};
+use chessgraph_core::graph::{self, Edge};
 use rayon::prelude::*;
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess};

@@ -3,8 +3,8 @@
 
 use std::time::Instant;
 
-use chessgraph::eval::Evaluator;
-use chessgraph::nnue::AccumulatorStack;
+use chessgraph_engine::eval::Evaluator;
+use chessgraph_engine::nnue::AccumulatorStack;
 use shakmaty::{Chess, Position};
 
 fn main() {
@@ -62,7 +62,7 @@ fn main() {
     let mut count = 0usize;
     for g in &games {
         for (pos, _) in g {
-            count += chessgraph::nnue::threats::threats(pos.board())
+            count += chessgraph_engine::nnue::threats::threats(pos.board())
                 .as_slice()
                 .len();
         }

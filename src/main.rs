@@ -7,6 +7,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod cli;
+#[cfg(feature = "serve")]
+mod serve;
 
 /// Study chess positions with data: import evaluated positions into SQLite, compute the
 /// attack/defense graph and features, fit and tune evaluation weights, draw heatmaps, play
@@ -76,15 +78,15 @@ enum Command {
     #[cfg(feature = "serve")]
     Serve(cli::serve::Args),
     /// Former name of `train cnn`.
-    #[cfg(feature = "nets")]
+    #[cfg(feature = "cnn")]
     #[command(hide = true)]
     TrainNet(cli::train_net::Args),
     /// Former name of `train selfplay`.
-    #[cfg(feature = "nets")]
+    #[cfg(feature = "cnn")]
     #[command(hide = true)]
     SelfplayTrain(cli::selfplay_train::Args),
     /// Former name of `rate policy`.
-    #[cfg(feature = "nets")]
+    #[cfg(feature = "cnn")]
     #[command(hide = true)]
     EvalPolicy(cli::eval_policy::Args),
     /// Former name of `export evaluator`.
@@ -119,11 +121,11 @@ fn main() -> ExitCode {
         Command::Report(args) => cli::report::run(&cli.db, args),
         #[cfg(feature = "serve")]
         Command::Serve(args) => cli::serve::run(&cli.db, args),
-        #[cfg(feature = "nets")]
+        #[cfg(feature = "cnn")]
         Command::TrainNet(args) => cli::train_net::run(&cli.db, args),
-        #[cfg(feature = "nets")]
+        #[cfg(feature = "cnn")]
         Command::SelfplayTrain(args) => cli::selfplay_train::run(args),
-        #[cfg(feature = "nets")]
+        #[cfg(feature = "cnn")]
         Command::EvalPolicy(args) => cli::eval_policy::run(&cli.db, args),
         Command::ExportEvaluator(args) => cli::export_evaluator::run(&cli.db, args),
         #[cfg(feature = "parquet")]

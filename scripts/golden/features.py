@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Golden features and attack/defense edges, computed with python-chess.
 
-An independent reference for src/graph (it is not a port of the Rust code): every value
+An independent reference for crates/core/src/graph (it is not a port of the Rust code): every value
 is computed square by square from python-chess's own move generator and attack queries,
 straight from the graph-features study's definitions.
 

@@ -7,12 +7,12 @@
 make-fixture (needs python-chess and ../shared/data/positions-200k.csv.zst) picks 400
 positions of the shared set that pass the graph-features study's filter (material = 0, total_material > 40,
 centipawn evaluation) and computes their features with python-chess, following the
-`features` column definitions in migrations/0001_init.sql. The fit tests only need feature
+`features` column definitions in crates/store/migrations/0001_init.sql. The fit tests only need feature
 values and evaluations that belong together, not chessgraph's own analyzer.
 
 golden (needs numpy) fits eval_cp on intercept + mobility, center_control, king_safety,
 connectivity by least squares (a) on all rows and (b) on the train part of chessgraph's split
-with seed 1 (80/10/10, reimplemented below from src/fit/split.rs), with classical standard
+with seed 1 (80/10/10, reimplemented below from crates/core/src/split.rs), with classical standard
 errors sqrt(sigma^2 diag((X'X)^-1)), R^2 and RMSE.
 """
 
@@ -34,7 +34,7 @@ M64 = (1 << 64) - 1
 
 
 def bucket(fen, seed):
-    """src/fit/split.rs: splitmix64(fnv1a64(f"{seed}:{fen}")) % 100."""
+    """crates/core/src/split.rs: splitmix64(fnv1a64(f"{seed}:{fen}")) % 100."""
     h = 0xCBF29CE484222325
     for b in f"{seed}:{fen}".encode():
         h ^= b
@@ -51,7 +51,7 @@ def part(fen, seed=1, train=80, valid=10):
 
 
 def chess_features(board):
-    """The fixture's feature values of a python-chess board (see migrations/0001_init.sql)."""
+    """The fixture's feature values of a python-chess board (see crates/store/migrations/0001_init.sql)."""
     import chess
 
     values = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
@@ -173,7 +173,7 @@ def golden():
             "train": measures(beta_tr, x[train], y[train]),
             "test": measures(beta_tr, x[~train], y[~train]),
         },
-        # Self-check of the split hash, asserted in src/fit/split.rs too.
+        # Self-check of the split hash, asserted in crates/core/src/split.rs too.
         "bucket_checks": {
             "start_seed_1": bucket("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -", 1),
             "start_seed_2": bucket("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -", 2),

@@ -17,7 +17,7 @@ game where the winner is to move, the move played is a 1 and every other legal m
 Columns (192), from the side to move's view (squares mirrored top to bottom when Black is
 to move): the piece code per square (+1 pawn .. +6 king for the side to move, negative for
 the opponent, 0 empty), the from-square one-hot and the to-square one-hot. The split is by
-game, reimplemented from src/fit/split.rs (game key: first tag line, White, Black, Event,
+game, reimplemented from crates/core/src/split.rs (game key: first tag line, White, Black, Event,
 Date, FEN tag). The fit is scikit-learn's L2 logistic regression with C = 1/alpha (the
 objective sum(log-loss) + alpha/2 |w|^2, intercept not penalised), solver newton-cholesky
 run to a gradient of ~1e-13 (lbfgs stops near 3e-4). It writes the example counts, the
@@ -41,7 +41,7 @@ M64 = (1 << 64) - 1
 
 
 def bucket(key, seed):
-    """src/fit/split.rs: splitmix64(fnv1a64(f"{seed}:{key}")) % 100."""
+    """crates/core/src/split.rs: splitmix64(fnv1a64(f"{seed}:{key}")) % 100."""
     h = 0xCBF29CE484222325
     for b in f"{seed}:{key}".encode():
         h ^= b
@@ -58,7 +58,7 @@ def part(key, seed=SEED):
 
 
 def game_key(line, headers):
-    """src/fit/split.rs game_key: the game's first tag line and tags."""
+    """crates/core/src/split.rs game_key: the game's first tag line and tags."""
     fen = headers.get("FEN", "")
     return "game:{}|{}|{}|{}|{}|{}".format(
         line, headers.get("White", ""), headers.get("Black", ""), headers.get("Event", ""),

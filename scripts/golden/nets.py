@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Golden values for chessgraph's networks (src/nets), computed with numpy and python-chess.
+"""Golden values for chessgraph's networks (crates/cnn/src), computed with numpy and python-chess.
 
 For each architecture it makes a tiny model with seeded weights (multiples of 1/32 in
 [-0.5, 0.5] times a power of two near 4/sqrt(fan-in); biases a quarter of that range:
@@ -10,7 +10,7 @@ specification, not by chessgraph), and computes with numpy, on a few positions:
   - the input planes, from python-chess (pieces, attacked squares, side to move, castling
     rights, the en-passant square when an en-passant capture is legal, the clocks);
   - the forward pass: 3x3 "same" convolutions, ReLU, residual blocks
-    relu(x + conv(relu(conv(x)))), the heads as src/nets/arch.rs documents them;
+    relu(x + conv(relu(conv(x)))), the heads as crates/cnn/src/arch.rs documents them;
   - the value (White's view, in [-1, 1]) and, for policy nets, the logit of every legal
     move at its AlphaZero index (from-square + 73 move planes), computed here from the
     move's geometry.

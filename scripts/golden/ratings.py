@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Golden values for the tournament rating fit (src/measure/tournament/ratings.rs), from
+"""Golden values for the tournament rating fit (crates/learn/src/ratings/mod.rs), from
 an independent solver (scipy).
 
     python3 scripts/golden/ratings.py     # writes tests/golden/tournament_ratings.json

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Golden values for the SPRT statistics (src/measure/sprt.rs), computed independently in
+"""Golden values for the SPRT statistics (crates/lab/src/arena/sprt.rs), computed independently in
 pure Python with exact rational arithmetic.
 
     python3 scripts/golden/sprt.py     # writes tests/golden/sprt.json

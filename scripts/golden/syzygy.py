@@ -6,7 +6,7 @@ N random legal positions (seeded; side to move random; no castling, no en passan
 halfmove clock 0; legal, at most one checker, not mate or stalemate) and writes FEN, WDL (-2..2, the
 side to move's view, the fifty-move rule counted: ±1 are the cursed win / blessed loss)
 and DTZ as python-chess's `probe_wdl` / `probe_dtz` give them, to
-tests/golden/syzygy.csv.zst. src/search/tablebase.rs's test probes the same positions.
+tests/golden/syzygy.csv.zst. crates/engine/src/search/tablebase.rs's test probes the same positions.
 
 Usage: python3 scripts/golden/syzygy.py [N=100]   (the committed file: N=1000, about a minute)   (needs `pip install chess zstandard`)
 """

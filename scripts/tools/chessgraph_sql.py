@@ -6,7 +6,7 @@ database's views (`positions.fen`, `features.white_attacks`) without chessgraph:
     chessgraph_sql.register(conn)
     conn.execute("SELECT fen, eval_cp FROM positions LIMIT 3").fetchall()
 
-An independent reimplementation of src/chess/packed.rs (the packed position layout) and of
+An independent reimplementation of crates/core/src/chess/packed.rs (the packed position layout) and of
 the attack sets, used by scripts/check/parquet.py to read the database it compares against.
 `pack_fen` and `board_key` (writing, and the position index) are not provided: write with
 chessgraph.
@@ -108,7 +108,7 @@ M64 = (1 << 64) - 1
 
 
 def split_part(key, seed, train_pct, valid_pct):
-    """The split part of a split key (src/db/split.rs): splitmix64's finalizer of the
+    """The split part of a split key (crates/core/src/split.rs): splitmix64's finalizer of the
     FNV-1a 64 hash of "SEED:KEY", modulo 100, against the proportions."""
     if key is None:
         return None
@@ -124,7 +124,7 @@ def split_part(key, seed, train_pct, valid_pct):
 
 
 def game_key(line, white, black, event, date, start_fen):
-    """The split key of a game (src/db/split.rs)."""
+    """The split key of a game (crates/core/src/split.rs)."""
     parts = [white, black, event, date, start_fen]
     return f"game:{line}|" + "|".join("" if p is None else p for p in parts)
 

@@ -4,10 +4,7 @@ use std::path::Path;
 
 use super::progress::{Progress, Unit};
 use anyhow::Context;
-use chessgraph::db::{
-    self,
-    analyze::{AnalyzeOptions, EdgeMode},
-};
+use chessgraph_store::analyze::{AnalyzeOptions, EdgeMode};
 
 /// Arguments of `chessgraph analyze`.
 #[derive(clap::Args)]
@@ -35,11 +32,11 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         chunk_size: args.chunk_size,
         edges: args.edges,
     };
-    let summary = db::analyze::analyze(&mut conn, &opts, &progress)
+    let summary = chessgraph_store::analyze::analyze(&mut conn, &opts, &progress)
         .with_context(|| format!("analyze failed on {}", db_path.display()))?;
     progress.finish();
     if summary.positions == 0 {
-        if db::stats::position_count(&conn)? == 0 {
+        if chessgraph_store::stats::position_count(&conn)? == 0 {
             say!(
                 "nothing to analyze: the database has no positions (run `chessgraph import FILE` first)"
             )?;

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Context;
-use chessgraph::search::bench;
+use chessgraph_engine::search::bench;
 
 /// Arguments of `chessgraph bench`.
 #[derive(clap::Args)]
@@ -14,7 +14,7 @@ pub struct Args {
     #[arg(long, default_value_t = bench::DEFAULT_DEPTH)]
     depth: u32,
     /// Evaluator: a built-in name (material, simplified, seed003, nnue), an evaluator or network file, or one stored by `tune` in --db. The node total is a signature of the search with this evaluator.
-    #[arg(long, default_value = chessgraph::eval::DEFAULT_EVALUATOR)]
+    #[arg(long, default_value = chessgraph_engine::eval::DEFAULT_EVALUATOR)]
     evaluator: String,
     /// Print the total as JSON instead of the table.
     #[arg(long)]
@@ -29,17 +29,16 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         "--depth must be between 1 and 64, got {}",
         args.depth
     );
-    let evaluator = chessgraph::db::evaluators::resolve(db_path, &args.evaluator)
+    let evaluator = chessgraph_store::evaluators::resolve(db_path, &args.evaluator)
         .with_context(|| format!("loading evaluator {:?}", args.evaluator))?;
     let mut out = std::io::stdout().lock();
     let mut io_result = Ok(());
     let json = args.json;
     let total = bench::run(Arc::new(evaluator), args.depth, &mut |line| {
         if io_result.is_ok() && !json {
-            let best = line
-                .result
-                .best
-                .map_or("0000".to_owned(), |m| chessgraph::chess::moves::uci(&m));
+            let best = line.result.best.map_or("0000".to_owned(), |m| {
+                chessgraph_core::chess::moves::uci(&m)
+            });
             io_result = writeln!(
                 out,
                 "{:>2} {:>10} nodes {:>6} ms  bestmove {:<5} score {:<9} {}",

@@ -8,10 +8,10 @@ use std::time::Instant;
 
 use super::progress::{Progress, Unit};
 use anyhow::Context;
-use chessgraph::data::openings::read_openings;
-use chessgraph::datagen::opening::{OpeningBook, Openings};
-use chessgraph::datagen::{self, Counts, Options};
-use chessgraph::db::import::GeneratedSource;
+use chessgraph_core::data::openings::read_openings;
+use chessgraph_engine::datagen::opening::{OpeningBook, Openings};
+use chessgraph_engine::datagen::{self, Counts, Options};
+use chessgraph_store::import::GeneratedSource;
 
 /// Arguments of `chessgraph datagen`.
 #[derive(clap::Args)]
@@ -32,7 +32,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     openings: Option<PathBuf>,
     /// Evaluator of the playing engine: a built-in name (material, simplified, seed003, nnue), an evaluator or network file, or one stored by `tune` in --db.
-    #[arg(long, default_value = chessgraph::eval::DEFAULT_EVALUATOR)]
+    #[arg(long, default_value = chessgraph_engine::eval::DEFAULT_EVALUATOR)]
     evaluator: String,
     /// Worker threads, one game each [default: all cores].
     #[arg(long, value_name = "N")]
@@ -68,7 +68,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
     anyhow::ensure!(threads >= 1, "--threads must be at least 1");
-    let evaluator = chessgraph::db::evaluators::resolve(db_path, &args.evaluator)
+    let evaluator = chessgraph_store::evaluators::resolve(db_path, &args.evaluator)
         .with_context(|| format!("--evaluator {}", args.evaluator))?;
     let openings = match &args.openings {
         Some(path) => Openings::List(read_openings(path)?),
@@ -100,7 +100,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     );
     let mut conn = super::open_db(db_path)?;
     super::settle_imports(&mut conn, db_path)?;
-    let used = chessgraph::db::import::game_starts(&conn)?;
+    let used = chessgraph_store::import::game_starts(&conn)?;
     let (mut source, resumed) = GeneratedSource::open(&mut conn, &source_name, "datagen")?;
     let stored: std::collections::HashSet<u64> = source.stored_games()?.into_iter().collect();
     let todo: Vec<u64> = (1..=args.games).filter(|i| !stored.contains(i)).collect();
@@ -132,7 +132,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         &todo,
         threads,
         &opts,
-        &mut |game| {
+        &mut |game| -> chessgraph_store::Result<()> {
             let (info, rows) = game.rows();
             source.write_game(&info, &rows)?;
             counts.add(&game.counts);

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use anyhow::Context;
-use chessgraph::uci;
+use chessgraph_engine::uci;
 
 /// Arguments of `chessgraph engine`.
 #[derive(clap::Args)]

@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 
 use super::progress::{Progress, Unit};
 use anyhow::Context;
-use chessgraph::data::{Format, Pov, ReadOptions};
-use chessgraph::db::evaluators;
-use chessgraph::db::labels::LabelChoice;
-use chessgraph::fit::split::Part;
-use chessgraph::measure::evaluate::{self, Sample};
+use chessgraph_core::data::{Format, Pov, ReadOptions};
+use chessgraph_lab::accuracy::evaluator::{self, Sample};
+use chessgraph_learn::fit::split::Part;
+use chessgraph_store::evaluators;
+use chessgraph_store::labels::LabelChoice;
 
 /// The rating options, which `eval` takes (hidden) when no FEN is given; with a FEN they
 /// are refused.
@@ -52,13 +52,13 @@ pub fn run_eval(db_path: &Path, args: EvalArgs) -> anyhow::Result<()> {
     let pos = if fen == "startpos" {
         shakmaty::Chess::default()
     } else {
-        chessgraph::chess::fen::parse_position(&fen).with_context(|| format!("FEN {fen:?}"))?
+        chessgraph_core::chess::fen::parse_position(&fen).with_context(|| format!("FEN {fen:?}"))?
     };
     let mut views = Vec::new();
     for name in &args.rating.evaluator {
         let e =
             evaluators::resolve(db_path, name).with_context(|| format!("--evaluator {name}"))?;
-        let breakdown = chessgraph::eval::breakdown::breakdown(&e, &pos);
+        let breakdown = chessgraph_engine::eval::breakdown::breakdown(&e, &pos);
         let total = breakdown
             .as_ref()
             .map_or_else(|| e.evaluate(&pos), |b| b.total);
@@ -81,7 +81,7 @@ pub fn run_eval(db_path: &Path, args: EvalArgs) -> anyhow::Result<()> {
         writeln!(out)?;
         return Ok(());
     }
-    writeln!(out, "{}", chessgraph::chess::fen::to_fen(&pos))?;
+    writeln!(out, "{}", chessgraph_core::chess::fen::to_fen(&pos))?;
     for (name, total, b) in &views {
         writeln!(out)?;
         match b {
@@ -101,7 +101,7 @@ pub fn run_eval(db_path: &Path, args: EvalArgs) -> anyhow::Result<()> {
 fn write_breakdown(
     out: &mut dyn Write,
     name: &str,
-    b: &chessgraph::eval::breakdown::Breakdown,
+    b: &chessgraph_engine::eval::breakdown::Breakdown,
 ) -> anyhow::Result<()> {
     let mut groups: Vec<(&str, f64)> = Vec::new();
     for t in &b.terms {
@@ -158,7 +158,7 @@ pub struct Args {
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = chessgraph::eval::DEFAULT_EVALUATOR,
+        default_value = chessgraph_engine::eval::DEFAULT_EVALUATOR,
         value_name = "E,.."
     )]
     evaluator: Vec<String>,
@@ -220,7 +220,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                 ),
             };
             let (mut samples, rejects) =
-                evaluate::read_file(path, format, ReadOptions { pov: args.pov })
+                evaluator::read_file(path, format, ReadOptions { pov: args.pov })
                     .with_context(|| format!("reading {}", path.display()))?;
             for r in rejects.iter().take(5) {
                 warn!("{}:{}: {}", path.display(), r.line, r.reason);
@@ -247,7 +247,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             let conn =
                 super::open_reading(db_path, "`chessgraph import FILE` (or give --input FILE)")?;
             let labels = LabelChoice::parse(&args.labels)?;
-            let samples = evaluate::read_db(&conn, part, args.sample, &labels)
+            let samples = evaluator::read_db(&conn, part, args.sample, &labels)
                 .with_context(|| format!("reading positions from {}", db_path.display()))?;
             (
                 samples,
@@ -262,7 +262,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             k
         }
         // One K for every evaluator: fitted on these positions' labels and results.
-        None => evaluate::fit_k(&samples),
+        None => evaluator::fit_k(&samples),
     };
     let mut reports = Vec::new();
     for (e, typed) in evals.iter().zip(&args.evaluator) {
@@ -272,23 +272,23 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             Some(samples.len() as u64),
             args.quiet,
         );
-        let scores = evaluate::score(e, &samples, args.depth, &bar);
+        let scores = evaluator::score(e, &samples, args.depth, &bar);
         bar.finish();
         match &args.output {
             Some(path) if super::is_stdout(path) => {
-                evaluate::write_csv(std::io::stdout().lock(), &samples, &scores)
+                evaluator::write_csv(std::io::stdout().lock(), &samples, &scores)
                     .context("writing the CSV to standard output")?;
             }
             Some(path) => {
                 let file = std::fs::File::create(path)
                     .with_context(|| format!("cannot create {}", path.display()))?;
-                evaluate::write_csv(std::io::BufWriter::new(file), &samples, &scores)
+                evaluator::write_csv(std::io::BufWriter::new(file), &samples, &scores)
                     .with_context(|| format!("writing {}", path.display()))?;
             }
             None => {}
         }
         // Rows are named as the user typed them: two files may hold evaluators of one name.
-        reports.push(evaluate::measure(typed, &samples, &scores, args.depth, k));
+        reports.push(evaluator::measure(typed, &samples, &scores, args.depth, k));
     }
     record(db_path, &source, &reports);
     // With `--output -` standard output carries the rows, not the table.
@@ -300,7 +300,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
 
 /// Keeps the comparison in the database's `runs` for `chessgraph report`, flat, so that the
 /// report's run table shows every measure as a column.
-fn record(db_path: &Path, source: &str, reports: &[evaluate::Report]) {
+fn record(db_path: &Path, source: &str, reports: &[evaluator::Report]) {
     for r in reports {
         let mut summary = serde_json::json!({
             "positions": r.positions,
@@ -329,7 +329,7 @@ fn record(db_path: &Path, source: &str, reports: &[evaluate::Report]) {
 }
 
 fn print(
-    reports: &[evaluate::Report],
+    reports: &[evaluator::Report],
     samples: &[Sample],
     source: &str,
     json: bool,
@@ -355,7 +355,7 @@ fn print(
 /// The measures of `reports` (one row per evaluator, static and after quiescence, and
 /// after the fixed-depth search when there was one) with their legend: `rate evaluator`'s table,
 /// which `tune` prints for the test part too.
-pub fn write_table(out: &mut dyn Write, reports: &[evaluate::Report]) -> anyhow::Result<()> {
+pub fn write_table(out: &mut dyn Write, reports: &[evaluator::Report]) -> anyhow::Result<()> {
     let r0 = &reports[0];
     let depth_header = match r0.depth {
         Some(d) => {
@@ -413,7 +413,7 @@ pub fn write_table(out: &mut dyn Write, reports: &[evaluate::Report]) -> anyhow:
         match r0.depth {
             Some(d) => format!(
                 "; d{d}: after a {d}-ply search (mates as ±{})",
-                chessgraph::eval::EVAL_LIMIT
+                chessgraph_engine::eval::EVAL_LIMIT
             ),
             None => String::new(),
         }

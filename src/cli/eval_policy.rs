@@ -6,13 +6,13 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use chessgraph::db::labels::LabelChoice;
-use chessgraph::engines::command;
-use chessgraph::fit::split::Part;
-use chessgraph::label::Labeller;
-use chessgraph::label::uci::{Go, UciLabeller};
-use chessgraph::measure::policy::{self, PolicyReport};
-use chessgraph::nets::Net;
+use chessgraph_cnn::Net;
+use chessgraph_engine::engines::command;
+use chessgraph_lab::accuracy::policy::{self, PolicyReport};
+use chessgraph_lab::label::Labeller;
+use chessgraph_lab::label::uci::{Go, UciLabeller};
+use chessgraph_learn::fit::split::Part;
+use chessgraph_store::labels::LabelChoice;
 
 use super::progress::{Progress, Unit};
 

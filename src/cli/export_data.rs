@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use chessgraph::columnar::{self, ExportOptions};
+use chessgraph_lab::columnar::{self, ExportOptions};
 
 /// Output format of `export data`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use chessgraph::db::evaluators;
-use chessgraph::fit::export::fit_to_evaluator;
+use chessgraph_learn::fit::export::fit_to_evaluator;
+use chessgraph_store::evaluators;
 
 /// Arguments of `chessgraph export evaluator`.
 #[derive(clap::Args)]
@@ -56,7 +56,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     };
     if super::is_stdout(&args.out) {
         use std::io::Write;
-        let text = chessgraph::eval::file::to_string(&evaluator)?;
+        let text = chessgraph_engine::eval::file::to_string(&evaluator)?;
         writeln!(std::io::stdout().lock(), "{text}")?;
         return Ok(());
     }

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 use super::progress::{Progress, Unit};
 use anyhow::Context;
-use chessgraph::db::labels::LabelChoice;
-use chessgraph::fit::moves::{MoveMetrics, MovesOptions};
-use chessgraph::fit::{Coefficient, FitRecord, Selection, Target, linear, logistic, moves};
+use chessgraph_learn::fit::moves::{MoveMetrics, MovesOptions};
+use chessgraph_learn::fit::{Coefficient, FitRecord, Selection, Target, linear, logistic, moves};
+use chessgraph_store::labels::LabelChoice;
 
 /// Arguments of `chessgraph fit`.
 #[derive(clap::Args)]

@@ -26,10 +26,10 @@ enum Train {
     /// An NNUE (768 or 2,304 inputs → H → 1, optional output buckets) on the database's labelled positions, on the CPU: the network file every evaluator flag takes.
     Nnue(super::train::Args),
     /// One of the studies' convolutional networks (cnn-study, cnn-eval, resnet-policy, policy-value) with candle on the CPU: the model file.
-    #[cfg(feature = "nets")]
+    #[cfg(feature = "cnn")]
     Cnn(super::train_net::Args),
     /// A policy/value network by self-play: it plays itself with PUCT and learns from its games, generation after generation; writes each generation's network, games and samples.
-    #[cfg(feature = "nets")]
+    #[cfg(feature = "cnn")]
     Selfplay(super::selfplay_train::Args),
     /// The PUC-Rio study's move classifier: logistic regression of "the winner played this legal move" on 192 board/from/to columns; accuracy, AUC and top-1 move accuracy; stored in the fits, written with --out for `--player logistic:model=FILE`.
     Moves(super::fit::MovesArgs),
@@ -40,9 +40,9 @@ impl TrainArgs {
     pub fn run(self, db_path: &Path) -> anyhow::Result<()> {
         match (self.what, self.nnue) {
             (Some(Train::Nnue(args)), _) | (None, Some(args)) => super::train::run(db_path, args),
-            #[cfg(feature = "nets")]
+            #[cfg(feature = "cnn")]
             (Some(Train::Cnn(args)), _) => super::train_net::run(db_path, args),
-            #[cfg(feature = "nets")]
+            #[cfg(feature = "cnn")]
             (Some(Train::Selfplay(args)), _) => super::selfplay_train::run(args),
             (Some(Train::Moves(args)), _) => super::fit::run_moves(db_path, args),
             // Without a subcommand, `--out` is required: clap has refused the line already.
@@ -59,7 +59,7 @@ pub enum Rate {
     /// Evaluators (built-in, files, NNUE or value networks, stored by `tune`) on positions from a file or the database, static and after quiescence: Kendall τ, Pearson, RMSE and Texel loss against the labels.
     Evaluator(super::eval::Args),
     /// Policy networks on the split: top-1/top-3 agreement with the stored best move and, with an engine, τ of its evaluation after the network's move.
-    #[cfg(feature = "nets")]
+    #[cfg(feature = "cnn")]
     Policy(super::eval_policy::Args),
 }
 
@@ -68,7 +68,7 @@ impl Rate {
     pub fn run(self, db_path: &Path) -> anyhow::Result<()> {
         match self {
             Rate::Evaluator(args) => super::eval::run(db_path, args),
-            #[cfg(feature = "nets")]
+            #[cfg(feature = "cnn")]
             Rate::Policy(args) => super::eval_policy::run(db_path, args),
         }
     }

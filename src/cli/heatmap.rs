@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use chessgraph::heatmap;
+use chessgraph_lab::heatmap;
 
 /// Arguments of `chessgraph heatmap`.
 #[derive(clap::Args)]

@@ -4,12 +4,9 @@ use std::path::{Path, PathBuf};
 
 use super::progress::{Progress, Unit};
 use anyhow::Context;
-use chessgraph::data::{Format, Pov};
-use chessgraph::db::{
-    self,
-    import::{BulkMode, ImportOptions},
-};
-use chessgraph::uci::output::error_chain;
+use chessgraph_core::data::{Format, Pov};
+use chessgraph_engine::uci::output::error_chain;
+use chessgraph_store::import::{BulkMode, ImportOptions};
 
 /// Arguments of `chessgraph import`.
 #[derive(clap::Args)]
@@ -84,12 +81,12 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     };
     for file in readable {
         let progress = progress_bar(args.quiet, file);
-        let result = db::import::import_file(&mut conn, file, &opts, &progress);
+        let result = chessgraph_store::import::import_file(&mut conn, file, &opts, &progress);
         // The summary below is the file's one line: the display goes without its own.
         drop(progress);
         let summary = match result {
             Ok(s) => s,
-            Err(chessgraph::Error::Sqlite(e)) => {
+            Err(chessgraph_store::Error::Sqlite(e)) => {
                 return Err(e)
                     .with_context(|| format!("cannot write to database {}", db_path.display()));
             }

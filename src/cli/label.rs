@@ -6,10 +6,10 @@ use std::time::{Duration, Instant};
 
 use super::progress::{Progress, Unit};
 use anyhow::Context;
-use chessgraph::db::labels;
-use chessgraph::engines::command;
-use chessgraph::label::uci::{Go, UciLabeller};
-use chessgraph::label::{self, Labeller, LabellingError};
+use chessgraph_engine::engines::command;
+use chessgraph_lab::label::uci::{Go, UciLabeller};
+use chessgraph_lab::label::{self, Labeller, LabellingError};
+use chessgraph_store::labels;
 
 /// Arguments of `chessgraph label`.
 #[derive(clap::Args)]

@@ -4,8 +4,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use chessgraph::engines::command;
-use chessgraph::measure::matches::{self, EngineSpec, MatchOptions, Summary};
+use chessgraph_engine::engines::command;
+use chessgraph_lab::arena::matches::{self, EngineSpec, MatchOptions, Summary};
 
 /// Arguments of `chessgraph match`.
 #[derive(clap::Args)]

@@ -23,7 +23,7 @@ pub mod bench;
 pub mod datagen;
 pub mod engine;
 pub mod eval;
-#[cfg(feature = "nets")]
+#[cfg(feature = "cnn")]
 pub mod eval_policy;
 #[cfg(feature = "parquet")]
 pub mod export_data;
@@ -36,7 +36,7 @@ pub mod label;
 pub mod matches;
 pub mod progress;
 pub mod report;
-#[cfg(feature = "nets")]
+#[cfg(feature = "cnn")]
 pub mod selfplay_train;
 #[cfg(feature = "serve")]
 pub mod serve;
@@ -44,7 +44,7 @@ pub mod solve;
 pub mod stats;
 pub mod tournament;
 pub mod train;
-#[cfg(feature = "nets")]
+#[cfg(feature = "cnn")]
 pub mod train_net;
 pub mod tune;
 
@@ -54,9 +54,9 @@ use anyhow::Context;
 
 /// Opens (creating if missing) the database at `path`; errors name it once.
 pub fn open_db(path: &Path) -> anyhow::Result<rusqlite::Connection> {
-    match chessgraph::db::open(path) {
+    match chessgraph_store::open(path) {
         Ok(conn) => Ok(conn),
-        Err(e @ chessgraph::Error::DatabaseIsDirectory { .. }) => Err(e.into()),
+        Err(e @ chessgraph_store::Error::DatabaseIsDirectory { .. }) => Err(e.into()),
         Err(e) => Err(e).with_context(|| format!("cannot open database {}", path.display())),
     }
 }
@@ -74,11 +74,11 @@ pub fn open_existing(path: &Path, first: &str) -> anyhow::Result<rusqlite::Conne
 }
 
 /// Settles the interrupted bulk imports of the open database before a command reads its
-/// positions ([`chessgraph::db::import::settle`]), saying so on standard error.
+/// positions ([`chessgraph_store::import::settle`]), saying so on standard error.
 pub fn settle_imports(conn: &mut rusqlite::Connection, path: &Path) -> anyhow::Result<()> {
-    let settled = match chessgraph::db::import::settle(conn) {
+    let settled = match chessgraph_store::import::settle(conn) {
         Ok(settled) => settled,
-        Err(e @ chessgraph::Error::ImportRunning { .. }) => return Err(e.into()),
+        Err(e @ chessgraph_store::Error::ImportRunning { .. }) => return Err(e.into()),
         Err(e) => {
             return Err(e).with_context(|| {
                 format!("cannot check the interrupted import in {}", path.display())
@@ -106,28 +106,30 @@ pub fn open_reading(path: &Path, first: &str) -> anyhow::Result<rusqlite::Connec
     if !path.exists() {
         anyhow::bail!("no database at {} (run {first} first)", path.display());
     }
-    let opened = match chessgraph::db::open_query_only(path) {
+    let opened = match chessgraph_store::open_query_only(path) {
         // A writable connection settles an interrupted bulk import; where the file cannot
         // be written the refusal, which says how to settle it, stands.
-        Err(e @ chessgraph::Error::UnfinishedImport { .. }) => match chessgraph::db::open(path) {
-            Ok(mut conn) => {
-                settle_imports(&mut conn, path)?;
-                drop(conn);
-                chessgraph::db::open_query_only(path)
+        Err(e @ chessgraph_store::Error::UnfinishedImport { .. }) => {
+            match chessgraph_store::open(path) {
+                Ok(mut conn) => {
+                    settle_imports(&mut conn, path)?;
+                    drop(conn);
+                    chessgraph_store::open_query_only(path)
+                }
+                Err(_) => Err(e),
             }
-            Err(_) => Err(e),
-        },
+        }
         opened => opened,
     };
     match opened {
         Ok(conn) => Ok(conn),
         Err(
-            e @ (chessgraph::Error::DatabaseIsDirectory { .. }
-            | chessgraph::Error::UnfinishedImport { .. }
-            | chessgraph::Error::ImportRunning { .. }),
+            e @ (chessgraph_store::Error::DatabaseIsDirectory { .. }
+            | chessgraph_store::Error::UnfinishedImport { .. }
+            | chessgraph_store::Error::ImportRunning { .. }),
         ) => Err(e.into()),
         // An empty file (0 bytes, or SQLite's with no table yet) is no older database.
-        Err(chessgraph::Error::SchemaTooOld { found: 0, .. }) => {
+        Err(chessgraph_store::Error::SchemaTooOld { found: 0, .. }) => {
             anyhow::bail!("{} is empty (run {first} first)", path.display())
         }
         Err(e) => Err(e).with_context(|| format!("cannot open database {}", path.display())),
@@ -135,11 +137,11 @@ pub fn open_reading(path: &Path, first: &str) -> anyhow::Result<rusqlite::Connec
 }
 
 /// The evaluator a player uses when `--evaluator` names none: the engine plays with
-/// [`chessgraph::eval::DEFAULT_EVALUATOR`]; the studies' players reproduce the studies, so
+/// [`chessgraph_engine::eval::DEFAULT_EVALUATOR`]; the studies' players reproduce the studies, so
 /// they use the graph-features study's evaluator, `seed003`.
-pub fn default_evaluator(spec: &chessgraph::players::Spec) -> &'static str {
+pub fn default_evaluator(spec: &chessgraph_engine::players::Spec) -> &'static str {
     if spec.name == "engine" {
-        chessgraph::eval::DEFAULT_EVALUATOR
+        chessgraph_engine::eval::DEFAULT_EVALUATOR
     } else {
         STUDY_EVALUATOR
     }
@@ -153,9 +155,9 @@ pub fn player(
     spec: &str,
     evaluator: Option<&str>,
 ) -> anyhow::Result<(
-    Box<dyn chessgraph::players::Player>,
+    Box<dyn chessgraph_engine::players::Player>,
     String,
-    chessgraph::uci::Resolver,
+    chessgraph_engine::uci::Resolver,
 )> {
     let (settings, name, resolve) = checked_player(db_path, spec, spec, evaluator)?;
     let player = settings
@@ -174,20 +176,23 @@ pub fn checked_player(
     shown: &str,
     evaluator: Option<&str>,
 ) -> anyhow::Result<(
-    chessgraph::players::Settings,
+    chessgraph_engine::players::Settings,
     String,
-    chessgraph::uci::Resolver,
+    chessgraph_engine::uci::Resolver,
 )> {
-    let parsed = chessgraph::players::Spec::parse(spec)?;
+    let parsed = chessgraph_engine::players::Spec::parse(spec)?;
     let name = evaluator
         .unwrap_or_else(|| default_evaluator(&parsed))
         .to_owned();
-    let loaded = chessgraph::db::evaluators::resolve(db_path, &name)
+    let loaded = chessgraph_store::evaluators::resolve(db_path, &name)
         .with_context(|| format!("loading evaluator {name:?}"))?;
     let db = db_path.to_owned();
-    let resolve = move |s: &str| chessgraph::db::evaluators::resolve(&db, s);
+    let resolve = move |s: &str| {
+        chessgraph_store::evaluators::resolve(&db, s)
+            .map_err(chessgraph_engine::players::ResolveError::from)
+    };
     let settings =
-        chessgraph::players::Settings::check(&parsed, std::sync::Arc::new(loaded), &resolve)
+        chessgraph_engine::players::Settings::check(&parsed, std::sync::Arc::new(loaded), &resolve)
             .with_context(|| format!("--player {shown}"))?;
     Ok((settings, name, Box::new(resolve)))
 }
@@ -202,13 +207,13 @@ pub fn record_run(path: &Path, kind: &str, label: &str, summary: &impl serde::Se
     if !path.exists() {
         return;
     }
-    let result = chessgraph::db::open(path)
-        .and_then(|conn| chessgraph::db::runs::record(&conn, kind, label, summary));
+    let result = chessgraph_store::open(path)
+        .and_then(|conn| chessgraph_store::runs::record(&conn, kind, label, summary));
     if let Err(e) = result {
         warn!(
             "chessgraph: warning: could not record the {kind} run in {}: {}",
             path.display(),
-            chessgraph::uci::output::error_chain(&e)
+            chessgraph_engine::uci::output::error_chain(&e)
         );
     }
 }
@@ -263,8 +268,8 @@ pub struct GameLimits {
 
 impl GameLimits {
     /// The time control the flags ask for (1+0.01 when none is given).
-    pub fn time_control(&self) -> anyhow::Result<chessgraph::measure::matches::TimeControl> {
-        use chessgraph::measure::matches::TimeControl;
+    pub fn time_control(&self) -> anyhow::Result<chessgraph_lab::arena::matches::TimeControl> {
+        use chessgraph_lab::arena::matches::TimeControl;
         Ok(match (&self.tc, self.movetime, self.depth, self.nodes) {
             (Some(tc), ..) => TimeControl::parse_clock(tc)?,
             (_, Some(ms), ..) => {
@@ -298,12 +303,12 @@ pub struct AdjudicationArgs {
 
 impl AdjudicationArgs {
     /// The adjudication the flags ask for (tables loaded, rule parsed).
-    pub fn adjudication(&self) -> anyhow::Result<chessgraph::measure::matches::Adjudication> {
-        use chessgraph::measure::matches::{Adjudication, DrawRule};
+    pub fn adjudication(&self) -> anyhow::Result<chessgraph_lab::arena::matches::Adjudication> {
+        use chessgraph_lab::arena::matches::{Adjudication, DrawRule};
         anyhow::ensure!(self.max_moves != Some(0), "--max-moves must be at least 1");
         let tablebases = match &self.syzygy {
             Some(dirs) => {
-                let (tables, files) = chessgraph::search::tablebase::Tablebases::load(dirs)
+                let (tables, files) = chessgraph_engine::search::tablebase::Tablebases::load(dirs)
                     .with_context(|| format!("--syzygy {dirs}"))?;
                 anyhow::ensure!(files > 0, "--syzygy {dirs}: no Syzygy tables found there");
                 Some(std::sync::Arc::new(tables))
@@ -346,7 +351,7 @@ pub fn choose_k(
         writeln!(out, "K = {k:.6} per cp (given)")?;
         return Ok(k);
     }
-    let (k, fitted_on) = chessgraph::fit::metrics::k_or_default(pairs);
+    let (k, fitted_on) = chessgraph_learn::stats::k_or_default(pairs);
     if fitted_on > 0 {
         writeln!(
             out,

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use chessgraph::report;
+use chessgraph_lab::report;
 
 /// Arguments of `chessgraph report`.
 #[derive(clap::Args)]

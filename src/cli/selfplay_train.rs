@@ -12,12 +12,12 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use chessgraph::chess::fen::{parse_position, to_fen};
-use chessgraph::chess::pgn::Record;
-use chessgraph::nets::{Arch, Net};
-use chessgraph::nettrain::{self, NetData, NetOptions, Sample};
-use chessgraph::players::puct::PuctSettings;
-use chessgraph::selfplay::{self, SelfPlayGame, SelfPlayOptions};
+use chessgraph_cnn::{Arch, Net};
+use chessgraph_core::chess::fen::{parse_position, to_fen};
+use chessgraph_core::chess::pgn::Record;
+use chessgraph_engine::players::puct::PuctSettings;
+use chessgraph_learn::train::cnn::{self, NetData, NetOptions, Sample};
+use chessgraph_learn::train::selfplay::{self, SelfPlayGame, SelfPlayOptions};
 use serde_json::json;
 
 use super::progress::{Progress as Bar, Unit};
@@ -220,7 +220,7 @@ fn train_generation(
         "lr": args.lr, "seed": args.seed,
     });
     let started = Instant::now();
-    let trained = nettrain::train(&data, &opts, Some(net), made, &mut |_| {})
+    let trained = cnn::train(&data, &opts, Some(net), made, &mut |_| {})
         .with_context(|| format!("training generation {g}"))?;
     writeln!(
         out,

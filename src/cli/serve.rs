@@ -3,8 +3,8 @@
 use std::path::Path;
 use std::time::Duration;
 
+use crate::serve::{Options, Server, WebCaps, play::PlayOptions};
 use anyhow::Context;
-use chessgraph::serve::{Options, Server, WebCaps, play::PlayOptions};
 
 /// Arguments of `chessgraph serve`.
 #[derive(clap::Args)]
@@ -16,7 +16,7 @@ pub struct Args {
     #[arg(long)]
     public: bool,
     /// Default evaluator of new games: a built-in name or one stored by `tune` in --db.
-    #[arg(long, default_value = chessgraph::eval::DEFAULT_EVALUATOR)]
+    #[arg(long, default_value = chessgraph_engine::eval::DEFAULT_EVALUATOR)]
     evaluator: String,
     /// Threads answering API requests, each with its own read-only database connection.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
@@ -61,7 +61,7 @@ pub struct Args {
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     // SAFETY: the first thing `serve` does: `main` has only parsed the arguments, so no
     // SQLite connection is open and no other thread runs.
-    if !unsafe { chessgraph::serve::sql::count_sqlite_memory() } {
+    if !unsafe { crate::serve::sql::count_sqlite_memory() } {
         warn!(
             "chessgraph serve: SQLite's memory accounting could not be turned on; SQL conditions run without a heap limit"
         );

@@ -7,15 +7,15 @@ use std::time::{Duration, Instant};
 use super::progress::{Progress, Unit};
 use anyhow::Context;
 
-use chessgraph::data::lichess_puzzles::LichessReader;
-use chessgraph::data::puzzles::{PuzzleSet, Source};
-use chessgraph::measure::lichess::Filter;
-use chessgraph::measure::lichess_stats::LichessSummary;
-use chessgraph::measure::puzzles::{REPORT_HEADER, Solver};
-use chessgraph::measure::solve_run::FileResult;
-use chessgraph::measure::suites::{Attempt, Contestant};
-use chessgraph::players::Spec;
-use chessgraph::search::Limits;
+use chessgraph_core::data::lichess_puzzles::LichessReader;
+use chessgraph_core::data::puzzles::{PuzzleSet, Source};
+use chessgraph_engine::players::Spec;
+use chessgraph_engine::search::Limits;
+use chessgraph_lab::suites::bestmove::{Attempt, Contestant};
+use chessgraph_lab::suites::lichess::Filter;
+use chessgraph_lab::suites::lichess_stats::LichessSummary;
+use chessgraph_lab::suites::puzzles::{REPORT_HEADER, Solver};
+use chessgraph_lab::suites::solve::FileResult;
 
 /// A player's time per puzzle when neither --movetime, --depth nor --nodes is given.
 const DEFAULT_MOVETIME_MS: u64 = 1000;
@@ -199,7 +199,7 @@ fn contestant(db_path: &Path, args: &Args) -> anyhow::Result<(Contestant, serde_
 fn open_sources(args: &Args, filter: &Filter) -> anyhow::Result<Vec<(String, Source)>> {
     let mut sources = Vec::with_capacity(args.input.len());
     for path in &args.input {
-        let mut source = chessgraph::data::puzzles::open(path)
+        let mut source = chessgraph_core::data::puzzles::open(path)
             .with_context(|| format!("cannot read puzzles from {}", path.display()))?;
         if let Source::Set(set) = &mut source {
             for bad in &set.bad {

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
-use chessgraph::db;
+use chessgraph_store::stats;
 
 /// Arguments of `chessgraph stats`.
 #[derive(clap::Args)]
@@ -17,7 +17,7 @@ pub struct Args {
 /// Runs `chessgraph stats`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let conn = super::open_reading(db_path, "`chessgraph import FILE`")?;
-    let s = db::stats::gather(&conn).context("cannot read statistics")?;
+    let s = stats::gather(&conn).context("cannot read statistics")?;
     let mut out = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &s)?;
@@ -34,7 +34,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
 type Out<'a> = std::io::StdoutLock<'a>;
 
 /// Counts: positions, games, analysis, edges, the evaluation's deciles.
-fn print_overview(out: &mut Out, db_path: &Path, s: &db::stats::Stats) -> std::io::Result<()> {
+fn print_overview(out: &mut Out, db_path: &Path, s: &stats::Stats) -> std::io::Result<()> {
     writeln!(
         out,
         "database      {} (schema v{})",
@@ -75,7 +75,7 @@ fn print_overview(out: &mut Out, db_path: &Path, s: &db::stats::Stats) -> std::i
 }
 
 /// The phase histogram and each feature's mean, sd and range.
-fn print_distributions(out: &mut Out, s: &db::stats::Stats) -> std::io::Result<()> {
+fn print_distributions(out: &mut Out, s: &stats::Stats) -> std::io::Result<()> {
     if !s.phase_histogram.is_empty() {
         writeln!(out, "\nphase  positions")?;
         let most = s
@@ -108,7 +108,7 @@ fn print_distributions(out: &mut Out, s: &db::stats::Stats) -> std::io::Result<(
 }
 
 /// The imported files with their counts.
-fn print_sources(out: &mut Out, s: &db::stats::Stats) -> std::io::Result<()> {
+fn print_sources(out: &mut Out, s: &stats::Stats) -> std::io::Result<()> {
     if !s.sources.is_empty() {
         // The format column as wide as its longest name (`lichess-evals`).
         let fw = s
@@ -146,7 +146,7 @@ fn print_sources(out: &mut Out, s: &db::stats::Stats) -> std::io::Result<()> {
 }
 
 /// What is stored under which name: labels, evaluators, fits, runs, reject reasons.
-fn print_stored(out: &mut Out, s: &db::stats::Stats) -> std::io::Result<()> {
+fn print_stored(out: &mut Out, s: &stats::Stats) -> std::io::Result<()> {
     if !s.labels.is_empty() {
         writeln!(
             out,

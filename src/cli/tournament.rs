@@ -7,12 +7,12 @@ use std::time::{Duration, Instant};
 
 use super::progress::{Progress, Unit};
 use anyhow::Context;
-use chessgraph::db::tournaments::GameRow;
-use chessgraph::engines::command;
-use chessgraph::measure::matches::{self, EngineSpec};
-use chessgraph::measure::sprt::{Sprt, SprtParams, SprtReport, Verdict};
-use chessgraph::measure::tournament::{self, Participant, Tournament};
-use chessgraph::players::Spec;
+use chessgraph_engine::engines::command;
+use chessgraph_engine::players::Spec;
+use chessgraph_lab::arena::matches::{self, EngineSpec};
+use chessgraph_lab::arena::sprt::{Sprt, SprtParams, SprtReport, Verdict};
+use chessgraph_lab::arena::tournament::{self, Participant, Tournament};
+use chessgraph_store::tournaments::GameRow;
 
 /// Arguments of `chessgraph tournament`.
 #[derive(clap::Args)]
@@ -227,7 +227,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         Some(params) => {
             let mut test = TournamentSprt::new(params, &t)?;
             // Earlier runs' games first, in the order they finished.
-            if let Some((_, _, stored)) = chessgraph::fit::ratings::load(&conn, &t.name)? {
+            if let Some((_, _, stored)) = chessgraph_learn::ratings::load(&conn, &t.name)? {
                 for g in &stored {
                     test.add(g);
                 }
@@ -261,11 +261,13 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     if let Some(s) = sprt.as_mut() {
         s.test.finish();
     }
-    let (stored, table, games) = chessgraph::fit::ratings::load(&conn, &t.name)?
+    let (stored, table, games) = chessgraph_learn::ratings::load(&conn, &t.name)?
         .context("the tournament was just stored")?;
-    let standings =
-        chessgraph::fit::ratings::standings(&table, anchor.as_ref().map(|(n, e)| (n.as_str(), *e)))
-            .context("--anchor")?;
+    let standings = chessgraph_learn::ratings::standings(
+        &table,
+        anchor.as_ref().map(|(n, e)| (n.as_str(), *e)),
+    )
+    .context("--anchor")?;
     if let Some(path) = &args.pgn {
         let text = tournament::pgn(
             &games,

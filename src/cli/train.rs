@@ -7,9 +7,9 @@ use std::time::Instant;
 
 use super::progress::{Progress as Bar, Unit};
 use anyhow::Context;
-use chessgraph::db::labels::LabelChoice;
-use chessgraph::nnue::FeatureSet;
-use chessgraph::train::{self, Options, Progress, data};
+use chessgraph_engine::nnue::FeatureSet;
+use chessgraph_learn::train::nnue::{self, Options, Progress, data};
+use chessgraph_store::labels::LabelChoice;
 
 /// Arguments of `chessgraph train`.
 #[derive(clap::Args)]
@@ -57,7 +57,7 @@ pub struct Args {
     #[arg(long, default_value = "imported", value_name = "NAME,..")]
     labels: String,
     /// Output weights' quantization scale, 1.0 ↦ QB (64, 128 or 256; finer keeps small weights apart, the weights are clipped to ±127/QB).
-    #[arg(long, default_value_t = chessgraph::nnue::QB, value_name = "QB")]
+    #[arg(long, default_value_t = chessgraph_engine::nnue::QB, value_name = "QB")]
     qb: i32,
     /// Do not mirror training positions left-right (a↔h) at random.
     #[arg(long)]
@@ -81,9 +81,9 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         "--lambda must be between 0 and 1"
     );
     anyhow::ensure!(
-        chessgraph::nnue::QB_CHOICES.contains(&args.qb),
+        chessgraph_engine::nnue::QB_CHOICES.contains(&args.qb),
         "--qb must be one of {:?}, not {}",
-        chessgraph::nnue::QB_CHOICES,
+        chessgraph_engine::nnue::QB_CHOICES,
         args.qb
     );
     anyhow::ensure!(args.lr > 0.0, "--lr must be positive");
@@ -101,7 +101,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let init = match &args.init {
         None => None,
         Some(path) => Some(std::sync::Arc::new(
-            chessgraph::nnue::Network::load(path)
+            chessgraph_engine::nnue::Network::load(path)
                 .with_context(|| format!("--init {}", path.display()))?,
         )),
     };
@@ -217,10 +217,10 @@ fn train_with_progress(
     set: &data::Dataset,
     opts: &Options,
     quiet: bool,
-) -> anyhow::Result<train::Trained> {
+) -> anyhow::Result<nnue::Trained> {
     let bar = Bar::new("train", Unit::Items("batches"), None, quiet);
     let mut io_error = None;
-    let trained = train::train(&set.train, &set.valid, &set.test, opts, &mut |p| match p {
+    let trained = nnue::train(&set.train, &set.valid, &set.test, opts, &mut |p| match p {
         Progress::Batch(epoch, done, total, loss) => {
             // Batches of every epoch, so that the rate is over the whole run.
             let total = total as u64;
@@ -282,7 +282,7 @@ fn provenance(
     labels: &LabelChoice,
     set: &data::Dataset,
     opts: &Options,
-    trained: &train::Trained,
+    trained: &nnue::Trained,
     threads: usize,
     seconds: f64,
     date: String,

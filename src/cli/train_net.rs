@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use chessgraph::db::labels::LabelChoice;
-use chessgraph::nets::{Arch, Net, Shape};
-use chessgraph::nettrain::{self, Needs, NetOptions, NetProgress, PartMetrics, data};
+use chessgraph_cnn::{Arch, Net, Shape};
+use chessgraph_learn::train::cnn::{self, Needs, NetOptions, NetProgress, PartMetrics, data};
+use chessgraph_store::labels::LabelChoice;
 
 use super::progress::{Progress as Bar, Unit};
 
@@ -255,10 +255,10 @@ fn train_with_progress(
     init: Option<&Net>,
     provenance: serde_json::Value,
     args: &Args,
-) -> anyhow::Result<nettrain::Trained> {
+) -> anyhow::Result<cnn::Trained> {
     let bar = Bar::new("train cnn", Unit::Items("batches"), None, args.quiet);
     let mut failed: Option<anyhow::Error> = None;
-    let trained = nettrain::train(set, opts, init, provenance, &mut |p| match p {
+    let trained = cnn::train(set, opts, init, provenance, &mut |p| match p {
         NetProgress::Batch(epoch, done, total, loss) => {
             let total = total as u64;
             bar.set_length(total * opts.epochs as u64);

@@ -7,11 +7,11 @@ use std::time::Instant;
 
 use super::progress::{Progress, Unit};
 use anyhow::Context;
-use chessgraph::db::evaluators;
-use chessgraph::db::labels::LabelChoice;
-use chessgraph::fit::split::Part;
-use chessgraph::measure::evaluate;
-use chessgraph::tune::{self, Options, TuneTarget};
+use chessgraph_lab::accuracy::evaluator;
+use chessgraph_learn::fit::split::Part;
+use chessgraph_learn::tune::{self, Options, TuneTarget};
+use chessgraph_store::evaluators;
+use chessgraph_store::labels::LabelChoice;
 
 /// Arguments of `chessgraph tune`.
 #[derive(clap::Args)]
@@ -157,22 +157,22 @@ fn held_out(
     tuned: &tune::Tuned,
     opts: &Options,
     quiet: bool,
-) -> anyhow::Result<Option<[evaluate::Report; 2]>> {
-    let samples = evaluate::read_db(conn, Some(Part::Test), None, labels)
+) -> anyhow::Result<Option<[evaluator::Report; 2]>> {
+    let samples = evaluator::read_db(conn, Some(Part::Test), None, labels)
         .with_context(|| format!("reading the test part of {}", db_path.display()))?;
     if samples.is_empty() {
         return Ok(None);
     }
-    let k = evaluate::fit_k(&samples);
+    let k = evaluator::fit_k(&samples);
     let bar = Progress::new(
         "measure",
         Unit::Items("positions"),
         Some(2 * samples.len() as u64),
         quiet,
     );
-    let report = |e: &chessgraph::eval::Evaluator| {
-        let scores = evaluate::score(e, &samples, None, &bar);
-        evaluate::measure(e.name(), &samples, &scores, None, k)
+    let report = |e: &chessgraph_engine::eval::Evaluator| {
+        let scores = evaluator::score(e, &samples, None, &bar);
+        evaluator::measure(e.name(), &samples, &scores, None, k)
     };
     let reports = [report(&tuned.evaluator), report(&opts.start)];
     bar.finish();
@@ -182,7 +182,7 @@ fn held_out(
 /// The test part's measures as `rate evaluator` prints them, for the tuned and the start evaluator.
 fn print_held_out(
     out: &mut dyn Write,
-    held_out: &Option<[evaluate::Report; 2]>,
+    held_out: &Option<[evaluator::Report; 2]>,
 ) -> anyhow::Result<()> {
     let Some(reports) = held_out else {
         writeln!(
@@ -213,7 +213,7 @@ fn options(db_path: &Path, conn: &rusqlite::Connection, args: &Args) -> anyhow::
         Some(n) if n.trim().is_empty() => anyhow::bail!("--name must not be empty"),
         // Refused before the work, not after it: a taken name needs --replace.
         Some(n) if !args.replace && evaluators::exists(conn, &n)? => {
-            return Err(chessgraph::Error::EvaluatorExists(n).into());
+            return Err(chessgraph_store::Error::EvaluatorExists(n).into());
         }
         Some(n) => n,
         None => evaluators::next_name(conn)?,
@@ -315,7 +315,7 @@ fn print_tuned(
 fn print_json(
     id: i64,
     tuned: &tune::Tuned,
-    held_out: Option<&[evaluate::Report; 2]>,
+    held_out: Option<&[evaluator::Report; 2]>,
 ) -> anyhow::Result<()> {
     let doc = serde_json::json!({
         "id": id,

@@ -8,9 +8,9 @@ use shakmaty::{Chess, Color, Position};
 use super::Worker;
 use super::http::{ApiError, ApiResult, Query, Reply};
 use super::play::NewGame;
-use crate::chess::fen::{Leniency, parse, to_fen};
-use crate::db::browse;
-use crate::eval::breakdown::breakdown;
+use chessgraph_core::chess::fen::{Leniency, parse, to_fen};
+use chessgraph_engine::eval::breakdown::breakdown;
+use chessgraph_store::browse;
 
 /// Every endpoint: method, path, what it answers (served at `/api`, listed in README.md).
 pub const ENDPOINTS: &[(&str, &str, &str)] = &[
@@ -120,7 +120,7 @@ pub fn route(
             let pos = parse(fen, Leniency::DropCastlingAndEp)
                 .map_err(|e| ApiError::bad(format!("fen {fen:?}: {e}")))?;
             let mut edges = Vec::new();
-            let features = crate::graph::analyze(&pos, &mut edges);
+            let features = chessgraph_core::graph::analyze(&pos, &mut edges);
             let edges: Vec<Value> = edges.iter().map(edge_json).collect();
             let mut view = board_view(w, &pos, q)?;
             view["features"] = json!(features);
@@ -153,7 +153,7 @@ pub fn route(
             ))
         }
         (["db", "stats"], true) => {
-            let mut stats = crate::db::stats::gather(w.db()?.0)?;
+            let mut stats = chessgraph_store::stats::gather(w.db()?.0)?;
             for source in &mut stats.sources {
                 source.path = file_name(&source.path);
             }
@@ -164,11 +164,11 @@ pub fn route(
         (["db", "fits"], true) => Ok(Reply::json(&browse::fits(w.db()?.0)?)),
         (["db", "evaluators"], true) => {
             let stored = match w.db_if_any()? {
-                Some(conn) => crate::db::evaluators::list(conn)?,
+                Some(conn) => chessgraph_store::evaluators::list(conn)?,
                 None => Vec::new(),
             };
             Ok(Reply::json(&json!({
-                "builtin": crate::eval::BUILTIN_NAMES,
+                "builtin": chessgraph_engine::eval::BUILTIN_NAMES,
                 "stored": stored,
             })))
         }
@@ -260,7 +260,7 @@ fn info(w: &mut Worker) -> ApiResult {
     Ok(Reply::json(&json!({
         "version": env!("CARGO_PKG_VERSION"),
         "database": w.app.db.as_ref().and(db_name),
-        "players": crate::players::PLAYER_NAMES,
+        "players": chessgraph_engine::players::PLAYER_NAMES,
         "networks": w.app.nets.names(),
         "evaluators": names,
         "default_evaluator": o.evaluator,
@@ -270,11 +270,11 @@ fn info(w: &mut Worker) -> ApiResult {
     })))
 }
 
-fn edge_json(e: &crate::graph::Edge) -> Value {
+fn edge_json(e: &chessgraph_core::graph::Edge) -> Value {
     json!({
         "from_sq": e.from_sq, "to_sq": e.to_sq,
-        "attacker": crate::db::analyze::piece_letter(e.attacker),
-        "target": crate::db::analyze::piece_letter(e.target),
+        "attacker": chessgraph_store::analyze::piece_letter(e.attacker),
+        "target": chessgraph_store::analyze::piece_letter(e.target),
         "kind": e.kind.as_str(),
     })
 }
@@ -311,7 +311,7 @@ fn board_view(w: &mut Worker, pos: &Chess, q: &Query) -> Result<Value, ApiError>
     let legal: Vec<String> = pos
         .legal_moves()
         .iter()
-        .map(crate::chess::moves::uci)
+        .map(chessgraph_core::chess::moves::uci)
         .collect();
     Ok(json!({
         "fen": to_fen(pos),
@@ -378,11 +378,13 @@ fn report(w: &mut Worker) -> ApiResult {
             let path = w.app.options.db.clone();
             let timeout = w.app.options.sql_timeout * 10;
             let (conn, deadline) = w.db()?;
-            let opts = crate::report::Options {
+            let opts = chessgraph_lab::report::Options {
                 max_fits: 6,
                 ..Default::default()
             };
-            let md = deadline.run(timeout, || crate::report::render(conn, &path, &opts))?;
+            let md = deadline.run(timeout, || {
+                chessgraph_lab::report::render(conn, &path, &opts)
+            })?;
             *w.app.report.lock().unwrap_or_else(|e| e.into_inner()) =
                 Some((Instant::now(), md.clone()));
             md
@@ -394,12 +396,14 @@ fn report(w: &mut Worker) -> ApiResult {
 fn heatmap(w: &mut Worker, q: &Query) -> ApiResult {
     let filter = q
         .get("where")
-        .unwrap_or(crate::heatmap::DEFAULT_FILTER)
+        .unwrap_or(chessgraph_lab::heatmap::DEFAULT_FILTER)
         .to_owned();
     let min = q.number("min_samples", 20u64, 1, 1_000_000)?;
     let timeout = w.app.options.sql_timeout * 5;
-    let map = w.user_sql(timeout, |conn| crate::heatmap::aggregate(conn, &filter))?;
-    let pieces: Vec<Value> = crate::heatmap::PIECES
+    let map = w.user_sql(timeout, |conn| {
+        chessgraph_lab::heatmap::aggregate(conn, &filter)
+    })?;
+    let pieces: Vec<Value> = chessgraph_lab::heatmap::PIECES
         .iter()
         .enumerate()
         .map(|(p, &piece)| {
@@ -408,7 +412,7 @@ fn heatmap(w: &mut Worker, q: &Query) -> ApiResult {
                 .collect();
             json!({
                 "piece": piece.to_string(),
-                "name": crate::heatmap::piece_name(piece),
+                "name": chessgraph_lab::heatmap::piece_name(piece),
                 "n": map.n[p].to_vec(),
                 "mean": mean,
             })

@@ -8,12 +8,12 @@ use serde_json::{Value, json};
 use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Color, Move, Position};
 
-use crate::chess::fen::to_fen;
-use crate::chess::game::outcome;
-use crate::chess::hash;
-use crate::chess::moves::uci;
-use crate::chess::pgn::Record;
-use crate::search::{Info, Score};
+use chessgraph_core::chess::fen::to_fen;
+use chessgraph_core::chess::game::outcome;
+use chessgraph_core::chess::hash;
+use chessgraph_core::chess::moves::uci;
+use chessgraph_core::chess::pgn::Record;
+use chessgraph_engine::search::{Info, Score};
 
 /// A game's id: 128 bits from the system's random source, shown as 32 hex digits, so
 /// that no client can guess another's game.
@@ -210,7 +210,7 @@ pub(super) fn state(id: GameId, game: &Game) -> Value {
     })
 }
 
-/// The game as PGN ([`crate::chess::pgn`]).
+/// The game as PGN ([`chessgraph_core::chess::pgn`]).
 fn pgn(game: &Game, result: &str) -> String {
     let engine = format!("chessgraph {} ({})", game.player, game.evaluator);
     let (white, black) = match game.human {

@@ -87,14 +87,14 @@ impl ApiError {
 /// Library errors: a user's invalid input is the client's mistake (400), a statement
 /// past its time limit too; SQLite out of memory (the heap limit that all connections
 /// share) is a busy server (503); anything else is the server's (500).
-impl From<crate::Error> for ApiError {
-    fn from(e: crate::Error) -> ApiError {
-        if crate::db::browse::is_interrupted(&e) {
+impl From<chessgraph_store::Error> for ApiError {
+    fn from(e: chessgraph_store::Error) -> ApiError {
+        if chessgraph_store::browse::is_interrupted(&e) {
             return ApiError::bad(
                 "the query ran past its time limit; narrow the condition (e.g. add `AND phase > 20`)",
             );
         }
-        if let crate::Error::Sqlite(rusqlite::Error::SqliteFailure(f, _)) = &e
+        if let chessgraph_store::Error::Sqlite(rusqlite::Error::SqliteFailure(f, _)) = &e
             && f.code == rusqlite::ErrorCode::OutOfMemory
         {
             // The heap limit is shared: other requests' queries hold it for now.
@@ -102,13 +102,13 @@ impl From<crate::Error> for ApiError {
                 "the server's memory for SQL is in use by other queries; try again in a moment",
             );
         }
-        if crate::db::filter::is_too_big(&e) {
+        if chessgraph_store::filter::is_too_big(&e) {
             return ApiError::bad(
                 "the condition makes a string or blob over the server's length limit",
             );
         }
         // The library's messages name command-line flags; the page calls it `where`.
-        let message = crate::error::error_chain(&e).replace("--where", "where");
+        let message = chessgraph_core::error::error_chain(&e).replace("--where", "where");
         if e.is_users() {
             ApiError::bad(message)
         } else {
@@ -121,13 +121,14 @@ impl From<crate::Error> for ApiError {
 }
 
 /// An error while a user's SQL condition was prepared or ran: besides what
-/// [`From<crate::Error>`] makes a `400`, SQLite failing on what the condition computes
+/// [`From<chessgraph_store::Error>`] makes a `400`, SQLite failing on what the condition computes
 /// (an integer overflow, a `LIKE` pattern too complex, a type it cannot compare) or on
-/// the memory it needs past [`super::SQL_HEAP_LIMIT`] is the condition's fault, answered
+/// the memory it needs past [`super::sql::SQL_HEAP_LIMIT`] is the condition's fault, answered
 /// `400` in plain words; only the server's own failures (I/O, a corrupt file) stay `500`.
-pub fn condition_error(e: crate::Error) -> ApiError {
+pub fn condition_error(e: chessgraph_store::Error) -> ApiError {
     use rusqlite::ErrorCode;
-    let crate::Error::Sqlite(rusqlite::Error::SqliteFailure(failure, message)) = &e else {
+    let chessgraph_store::Error::Sqlite(rusqlite::Error::SqliteFailure(failure, message)) = &e
+    else {
         return ApiError::from(e);
     };
     let why = message
@@ -224,8 +225,8 @@ pub fn decode(s: &str) -> Result<String, ApiError> {
 mod tests {
     use super::*;
 
-    fn sqlite_failure(code: i32, message: &str) -> crate::Error {
-        crate::Error::Sqlite(rusqlite::Error::SqliteFailure(
+    fn sqlite_failure(code: i32, message: &str) -> chessgraph_store::Error {
+        chessgraph_store::Error::Sqlite(rusqlite::Error::SqliteFailure(
             rusqlite::ffi::Error::new(code),
             Some(message.into()),
         ))

@@ -4,10 +4,10 @@
 //! page whose HTML, JavaScript, CSS and font are built into the binary ([`assets`]), and
 //! JSON endpoints behind every view ([`api`]):
 //!
-//! - **Play**: games against any player ([`crate::players::build`] specs) kept in memory
+//! - **Play**: games against any player ([`chessgraph_engine::players::build`] specs) kept in memory
 //!   ([`play`]); the players run on one engine thread behind a bounded queue.
 //! - **Position**: a FEN or a stored position with its graph edges, features, labels and
-//!   each evaluator's term-by-term breakdown ([`crate::eval::breakdown`]).
+//!   each evaluator's term-by-term breakdown ([`chessgraph_engine::eval::breakdown`]).
 //! - **Data**: the report, the heatmaps, stored fits and evaluators, import errors.
 //!
 //! Safety, for a server left running on a machine with a browser:
@@ -23,7 +23,7 @@
 //!   failed allocation fails that game only;
 //! - users' SQL conditions are one expression, prepared under an authorizer, run with
 //!   SQLite's length limits lowered and a time limit checked every 100 steps
-//!   ([`crate::db::filter`], [`crate::db::browse::Deadline`]); every refusal is a 4xx
+//!   ([`chessgraph_store::filter`], [`chessgraph_store::browse::Deadline`]); every refusal is a 4xx
 //!   with `{"error": ...}`; their temporary storage is in memory and SQLite's heap is
 //!   limited ([`sql`]); the database is opened read-only;
 //! - engine time queued or running is bounded per client ([`play`]).
@@ -39,6 +39,7 @@ pub mod play;
 pub mod players;
 pub mod sql;
 
+use chessgraph_core::Error as CoreError;
 use std::collections::HashMap;
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -48,12 +49,11 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
-use crate::db::browse::Deadline;
-use crate::eval::{BUILTIN_NAMES, Evaluator};
+use chessgraph_engine::eval::{BUILTIN_NAMES, Evaluator};
+use chessgraph_store::browse::Deadline;
 use http::{ApiError, Query, Reply};
 use play::{Play, PlayOptions};
-pub use players::{Nets, WebCaps, web_spec};
-pub use sql::SQL_HEAP_LIMIT;
+pub use players::{Nets, WebCaps};
 use sql::{give_back_freed_memory, with_bounded_storage};
 
 /// Largest request body accepted (bytes).
@@ -121,7 +121,7 @@ pub enum ServeError {
     },
     /// The database could not be opened or read.
     #[error(transparent)]
-    Db(#[from] crate::Error),
+    Db(#[from] chessgraph_store::Error),
 }
 
 /// Evaluators by name: built-ins and those stored in the database (never a file path
@@ -142,8 +142,8 @@ impl Evaluators {
             Some(e) => Some(e),
             None => match &self.db {
                 Some(db) => {
-                    let conn = crate::db::open_read_only(db)?;
-                    crate::db::evaluators::load(&conn, name)?
+                    let conn = chessgraph_store::open_read_only(db)?;
+                    chessgraph_store::evaluators::load(&conn, name)?
                 }
                 None => None,
             },
@@ -165,7 +165,7 @@ impl Evaluators {
         let mut names: Vec<String> = BUILTIN_NAMES.iter().map(|s| s.to_string()).collect();
         if let Some(conn) = conn {
             names.extend(
-                crate::db::evaluators::list(conn)?
+                chessgraph_store::evaluators::list(conn)?
                     .into_iter()
                     .map(|s| s.name),
             );
@@ -207,7 +207,7 @@ impl Worker {
                     api::file_name(&self.app.options.db.to_string_lossy())
                 ))
             })?;
-            let conn = crate::db::open_read_only(path)?;
+            let conn = chessgraph_store::open_read_only(path)?;
             let deadline = Deadline::install(&conn);
             self.conn = Some((conn, deadline));
         }
@@ -216,19 +216,21 @@ impl Worker {
     }
 
     /// Runs `f` on the worker's connection as a user's SQL condition: under the sandbox's
-    /// limits ([`crate::db::filter::Sandbox`]) and a deadline `limit` from now.
+    /// limits ([`chessgraph_store::filter::Sandbox`]) and a deadline `limit` from now.
     pub fn user_sql<T>(
         &mut self,
         limit: Duration,
-        f: impl FnOnce(&Connection) -> crate::Result<T>,
+        f: impl FnOnce(&Connection) -> chessgraph_store::Result<T>,
     ) -> Result<T, ApiError> {
         let (conn, deadline) = self.db()?;
         let result = deadline.run_within(limit, sql::CONDITION_HEAP_LIMIT, || {
-            with_bounded_storage(conn, || crate::db::filter::Sandbox::run(conn, || f(conn)))
+            with_bounded_storage(conn, || {
+                chessgraph_store::filter::Sandbox::run(conn, || f(conn))
+            })
         });
         let over_memory = deadline.over_memory();
         result.map_err(|e| {
-            let e = if over_memory && crate::db::browse::is_interrupted(&e) {
+            let e = if over_memory && chessgraph_store::browse::is_interrupted(&e) {
                 http::too_much_memory()
             } else {
                 http::condition_error(e)
@@ -303,15 +305,15 @@ impl Server {
         let db = options.db.exists().then(|| options.db.clone());
         if let Some(path) = &db {
             // Fail now on a file that is not a chessgraph database, not on every request.
-            crate::db::open_read_only(path)?;
+            chessgraph_store::open_read_only(path)?;
         }
         let evaluators = Arc::new(Evaluators {
             db: db.clone(),
             cache: Mutex::new(HashMap::new()),
         });
-        evaluators
-            .get(&options.evaluator)
-            .map_err(|e| crate::Error::Invalid(format!("--evaluator: {}", e.message)))?;
+        evaluators.get(&options.evaluator).map_err(|e| {
+            chessgraph_store::Error::from(CoreError::Invalid(format!("--evaluator: {}", e.message)))
+        })?;
         let nets = Nets::new(options.nets.clone());
         let players = Arc::new(players::WebPlayers {
             evaluators: evaluators.clone(),

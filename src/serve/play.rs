@@ -16,10 +16,10 @@ use shakmaty::{Chess, Color, Position};
 
 use super::game::{Game, GameId, Status, client_key, state, thought, white_view};
 use super::http::ApiError;
-use crate::chess::fen::{Leniency, parse};
-use crate::chess::game::outcome;
-use crate::players::Player;
-use crate::search::{Control, Info, Limits};
+use chessgraph_core::chess::fen::{Leniency, parse};
+use chessgraph_core::chess::game::outcome;
+use chessgraph_engine::players::Player;
+use chessgraph_engine::search::{Control, Info, Limits};
 
 /// Why a game's player cannot be made.
 #[derive(Debug, thiserror::Error)]
@@ -41,7 +41,7 @@ pub enum PlayerError {
         spec: String,
         /// Why.
         #[source]
-        source: crate::Error,
+        source: chessgraph_store::Error,
     },
     /// The spec's options do not make a player.
     #[error("player {spec}")]
@@ -50,7 +50,7 @@ pub enum PlayerError {
         spec: String,
         /// What is wrong with it.
         #[source]
-        source: crate::players::SpecError,
+        source: chessgraph_engine::players::SpecError,
     },
     /// Making the player panicked.
     #[error("the player {0} could not be made")]
@@ -187,7 +187,7 @@ impl Play {
         // Check the spec and the evaluator now, not on the engine thread.
         self.players
             .check(&new.player, &new.evaluator)
-            .map_err(|e| ApiError::bad(crate::error::error_chain(&e)))?;
+            .map_err(|e| ApiError::bad(chessgraph_core::error::error_chain(&e)))?;
         let game = Game {
             start,
             moves: Vec::new(),
@@ -252,7 +252,7 @@ impl Play {
         if pos.turn() != game.human {
             return Err(ApiError::conflict("it is not your turn"));
         }
-        let m = crate::chess::moves::parse_uci(&pos, uci)
+        let m = chessgraph_core::chess::moves::parse_uci(&pos, uci)
             .ok_or_else(|| ApiError::bad(format!("{uci:?} is not a legal move here")))?;
         game.moves.push(m);
         game.generation += 1;
@@ -476,7 +476,7 @@ fn engine_thread(
         let mut entry = match cache.take(&job, players.as_ref()) {
             Ok(entry) => entry,
             Err(e) => {
-                fail(&store, &job, crate::error::error_chain(&e));
+                fail(&store, &job, chessgraph_core::error::error_chain(&e));
                 continue;
             }
         };

@@ -15,11 +15,11 @@ impl Players for TestPlayers {
             spec: spec.to_owned(),
             source,
         };
-        let parsed = crate::players::Spec::parse(spec).map_err(bad_spec)?;
-        let e = crate::eval::Evaluator::builtin(evaluator)
+        let parsed = chessgraph_engine::players::Spec::parse(spec).map_err(bad_spec)?;
+        let e = chessgraph_engine::eval::Evaluator::builtin(evaluator)
             .ok_or_else(|| PlayerError::Refused(format!("unknown evaluator {evaluator}")))?;
-        let resolve = |s: &str| crate::eval::Evaluator::by_name_or_path(s);
-        crate::players::build(&parsed, Arc::new(e), &resolve).map_err(bad_spec)
+        let resolve = |s: &str| Ok(chessgraph_engine::eval::Evaluator::by_name_or_path(s)?);
+        chessgraph_engine::players::build(&parsed, Arc::new(e), &resolve).map_err(bad_spec)
     }
 }
 
@@ -254,7 +254,7 @@ impl Player for Counted {
         history: &[u64],
         limits: &Limits,
         info: &mut dyn FnMut(&Info),
-    ) -> crate::search::SearchResult {
+    ) -> chessgraph_engine::search::SearchResult {
         self.0.choose(pos, history, limits, info)
     }
 }

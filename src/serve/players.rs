@@ -5,6 +5,7 @@
 //! name from the folder given to `serve --nets DIR` only ([`Nets`]); evaluators and move
 //! models by name, built-in or stored in the database.
 
+use chessgraph_core::Error as CoreError;
 use std::io::Read;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -12,8 +13,8 @@ use std::sync::Arc;
 use super::Evaluators;
 use super::http::ApiError;
 use super::play::{self, PlayerError};
-use crate::eval::Evaluator;
-use crate::players::Spec;
+use chessgraph_engine::eval::Evaluator;
+use chessgraph_engine::players::{ResolveError, Spec};
 
 /// Caps on the players a page may ask for: a spec from the web never names a file and
 /// never asks for more memory or work than these.
@@ -84,7 +85,7 @@ pub fn web_spec(text: &str, caps: &WebCaps) -> Result<Spec, ApiError> {
     let kind = kind(&spec);
     let Some((_, keys)) = WEB_KEYS.iter().find(|(k, _)| *k == kind) else {
         return Err(ApiError::bad(
-            crate::players::SpecError::UnknownPlayer(spec.name.clone()).to_string(),
+            chessgraph_engine::players::SpecError::UnknownPlayer(spec.name.clone()).to_string(),
         ));
     };
     if spec.name == "logistic" && spec.get("model").is_some() {
@@ -256,8 +257,8 @@ impl WebPlayers {
         text: &str,
         evaluator: &str,
         build: bool,
-    ) -> Result<Option<Box<dyn crate::players::Player>>, PlayerError> {
-        let library = |source: crate::Error| PlayerError::Library {
+    ) -> Result<Option<Box<dyn chessgraph_engine::players::Player>>, PlayerError> {
+        let library = |source: chessgraph_store::Error| PlayerError::Library {
             spec: text.to_owned(),
             source,
         };
@@ -268,33 +269,34 @@ impl WebPlayers {
                 .and_then(|v| v.parse::<i64>().ok())
                 .unwrap_or(0);
             let db = self.evaluators.db.as_ref().ok_or(PlayerError::NoDatabase)?;
-            let conn = crate::db::open_read_only(db).map_err(library)?;
-            let model = crate::fit::moves::stored(&conn, id)
+            let conn = chessgraph_store::open_read_only(db).map_err(library)?;
+            let model = chessgraph_learn::fit::moves::stored(&conn, id)
                 .map_err(library)?
                 .ok_or(PlayerError::NoFit(id))?;
             let name = PathBuf::from(format!("fit {id}"));
             return Ok(build.then(|| {
-                Box::new(crate::players::logistic::LogisticPlayer::new(&name, model))
-                    as Box<dyn crate::players::Player>
+                Box::new(chessgraph_engine::players::logistic::LogisticPlayer::new(
+                    &name, model,
+                )) as Box<dyn chessgraph_engine::players::Player>
             }));
         }
         let default = self
             .evaluators
             .get(evaluator)
             .map_err(|e| PlayerError::Refused(e.message))?;
-        let resolve = |name: &str| -> crate::Result<Evaluator> {
+        let resolve = |name: &str| -> Result<Evaluator, ResolveError> {
             self.evaluators
                 .get(name)
                 .map(|e| (*e).clone())
-                .map_err(|e| crate::Error::Invalid(e.message))
+                .map_err(|e| e.message.into())
         };
         let bad_spec = |source| PlayerError::Spec {
             spec: text.to_owned(),
             source,
         };
-        let settings =
-            crate::players::Settings::check(&spec, default, &resolve).map_err(bad_spec)?;
-        if let crate::players::Settings::Net(play, name) = &settings {
+        let settings = chessgraph_engine::players::Settings::check(&spec, default, &resolve)
+            .map_err(bad_spec)?;
+        if let chessgraph_engine::players::Settings::Net(play, name) = &settings {
             let name = name.to_string_lossy();
             self.nets.check(&name).map_err(PlayerError::Refused)?;
             if !build {
@@ -309,30 +311,30 @@ impl WebPlayers {
     }
 
     /// The network player `play` of network `name` from [`Nets`].
-    #[cfg(feature = "nets")]
+    #[cfg(feature = "cnn")]
     fn network(
         &self,
-        play: crate::players::NetPlay,
+        play: chessgraph_engine::players::NetPlay,
         name: &str,
-    ) -> Result<Box<dyn crate::players::Player>, PlayerError> {
+    ) -> Result<Box<dyn chessgraph_engine::players::Player>, PlayerError> {
         let bytes = self.nets.read(name).map_err(PlayerError::Refused)?;
-        let net = crate::nets::Net::from_bytes(&bytes, std::path::Path::new(name))
+        let net = chessgraph_cnn::Net::from_bytes(&bytes, std::path::Path::new(name))
             .map_err(|e| PlayerError::Refused(format!("player {}: {e}", play.as_str())))?;
-        crate::players::network_player(play, Arc::new(net), name.to_owned()).map_err(|source| {
-            PlayerError::Spec {
+        chessgraph_engine::players::network_player(play, Arc::new(net), name.to_owned()).map_err(
+            |source| PlayerError::Spec {
                 spec: format!("{}:{name}", play.as_str()),
                 source,
-            }
-        })
+            },
+        )
     }
 
     /// Without the `nets` feature there is no network to play.
-    #[cfg(not(feature = "nets"))]
+    #[cfg(not(feature = "cnn"))]
     fn network(
         &self,
-        play: crate::players::NetPlay,
+        play: chessgraph_engine::players::NetPlay,
         _name: &str,
-    ) -> Result<Box<dyn crate::players::Player>, PlayerError> {
+    ) -> Result<Box<dyn chessgraph_engine::players::Player>, PlayerError> {
         Err(PlayerError::Refused(format!(
             "player {}: this chessgraph was built without the `nets` feature",
             play.as_str()
@@ -349,7 +351,7 @@ impl play::Players for WebPlayers {
         &self,
         spec: &str,
         evaluator: &str,
-    ) -> Result<Box<dyn crate::players::Player>, PlayerError> {
+    ) -> Result<Box<dyn chessgraph_engine::players::Player>, PlayerError> {
         self.make(spec, evaluator, true)?
             .ok_or_else(|| PlayerError::Refused("no player built".to_owned()))
     }
@@ -363,7 +365,7 @@ impl play::Players for WebPlayers {
         let kind = kind(&spec);
         if kind == "engine" {
             let hash = spec.get("hash").and_then(|h| h.parse::<u64>().ok());
-            return hash.unwrap_or(crate::players::DEFAULT_HASH_MIB as u64) << 20;
+            return hash.unwrap_or(chessgraph_engine::players::DEFAULT_HASH_MIB as u64) << 20;
         }
         NET_KEYS
             .iter()

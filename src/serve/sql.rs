@@ -2,6 +2,7 @@
 //! memory (never a file) and SQLite's heap under a limit, with SQLite's memory accounting
 //! turned on for the server's process.
 
+use chessgraph_core::Error as CoreError;
 use rusqlite::Connection;
 
 /// The most heap SQLite may hold in the server's process, all connections together
@@ -12,7 +13,7 @@ use rusqlite::Connection;
 pub const SQL_HEAP_LIMIT: i64 = 192 << 20;
 
 /// SQLite's heap past which a user's condition stops (bytes, checked every
-/// [`crate::db::browse::PROGRESS_STEPS`] steps): below [`SQL_HEAP_LIMIT`] by a reserve
+/// [`chessgraph_store::browse::PROGRESS_STEPS`] steps): below [`SQL_HEAP_LIMIT`] by a reserve
 /// far above what a few steps of a few workers can allocate (records are at most 10,000
 /// bytes), so the server's own small queries — `/api/info`, a game's evaluator — never
 /// find the heap full.
@@ -24,8 +25,8 @@ pub const CONDITION_HEAP_LIMIT: i64 = SQL_HEAP_LIMIT - (32 << 20);
 /// storage is restored after.
 pub fn with_bounded_storage<T>(
     conn: &Connection,
-    f: impl FnOnce() -> crate::Result<T>,
-) -> crate::Result<T> {
+    f: impl FnOnce() -> chessgraph_store::Result<T>,
+) -> chessgraph_store::Result<T> {
     // Lowers the limit only: SQLite keeps the smaller of an existing limit and this one.
     let _: i64 = conn.query_row(
         &format!("PRAGMA hard_heap_limit = {SQL_HEAP_LIMIT}"),
@@ -102,9 +103,10 @@ mod tests {
             .unwrap();
         assert!(limit > 0 && limit <= SQL_HEAP_LIMIT, "{limit}");
         // A failure inside restores the default too, and says what went wrong.
-        let err =
-            with_bounded_storage(&conn, || Err::<(), _>(crate::Error::Invalid("boom".into())))
-                .unwrap_err();
+        let err = with_bounded_storage(&conn, || {
+            Err::<(), _>(CoreError::Invalid("boom".into()).into())
+        })
+        .unwrap_err();
         assert!(err.to_string().contains("boom"));
         assert_eq!(temp(&conn), 0);
     }

@@ -220,54 +220,50 @@ cgtest!(a_database_without_edges_exports_the_whole_graph, |dir| {
     );
 });
 
-cgtest!(
-    #[cfg_attr(
-        not(has_parquet_reader),
-        ignore = "needs duckdb and numpy, or pyarrow, for python3 (pip install duckdb numpy; then touch build.rs)"
-    )]
-    an_independent_reader_agrees,
-    |dir| {
-        // numpy solves the regression recipe's normal equations beside DuckDB (pyarrow alone
-        // checks the tables only).
-        let python = std::process::Command::new("python3")
-            .args(["-c", "import duckdb, numpy"])
-            .output();
-        let available = |o: &std::io::Result<std::process::Output>| {
-            o.as_ref().map(|o| o.status.success()).unwrap_or(false)
-        };
-        database(&dir, "all");
-        export(&dir, "out");
-        dir.ok(&["heatmap", "--out-dir", "heat", "--min-samples", "1"]);
-        let fit = dir.ok(&["fit", "linear", "--json"]);
-        let fit_path = dir.create("fit.json", fit);
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/check/parquet.py");
-        let out = std::process::Command::new("python3")
-            .arg(script)
-            .arg("--db")
-            .arg(dir.db())
-            .arg("--dir")
-            .arg(dir.path().join("out"))
-            .args(["--rows-per-file", &ROWS_PER_FILE.to_string()])
-            .arg("--heatmap-csv")
-            .arg(dir.path().join("heat/heatmap.csv"))
-            .arg("--fit-json")
-            .arg(&fit_path)
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{text}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        for table in ["positions", "features", "edges", "labels", "splits"] {
-            assert!(text.contains(&format!("{table}: ")), "{text}");
-        }
-        if available(&python) {
-            assert!(
-                text.contains("heatmap recipe") && text.contains("regression recipe"),
-                "{text}"
-            );
-        }
+cgtest!(an_independent_reader_agrees, |dir| {
+    if !chessgraph_testkit::parquet_reader() {
+        return;
     }
-);
+    // numpy solves the regression recipe's normal equations beside DuckDB (pyarrow alone
+    // checks the tables only).
+    let python = std::process::Command::new("python3")
+        .args(["-c", "import duckdb, numpy"])
+        .output();
+    let available = |o: &std::io::Result<std::process::Output>| {
+        o.as_ref().map(|o| o.status.success()).unwrap_or(false)
+    };
+    database(&dir, "all");
+    export(&dir, "out");
+    dir.ok(&["heatmap", "--out-dir", "heat", "--min-samples", "1"]);
+    let fit = dir.ok(&["fit", "linear", "--json"]);
+    let fit_path = dir.create("fit.json", fit);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/check/parquet.py");
+    let out = std::process::Command::new("python3")
+        .arg(script)
+        .arg("--db")
+        .arg(dir.db())
+        .arg("--dir")
+        .arg(dir.path().join("out"))
+        .args(["--rows-per-file", &ROWS_PER_FILE.to_string()])
+        .arg("--heatmap-csv")
+        .arg(dir.path().join("heat/heatmap.csv"))
+        .arg("--fit-json")
+        .arg(&fit_path)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for table in ["positions", "features", "edges", "labels", "splits"] {
+        assert!(text.contains(&format!("{table}: ")), "{text}");
+    }
+    if available(&python) {
+        assert!(
+            text.contains("heatmap recipe") && text.contains("regression recipe"),
+            "{text}"
+        );
+    }
+});

@@ -46,7 +46,7 @@ cgtest!(the_top_level_help_lists_the_new_grammar_only, |dir| {
         ("rate", "evaluator"),
         ("export", "evaluator"),
     ];
-    if cfg!(feature = "nets") {
+    if cfg!(feature = "cnn") {
         expected.extend([("train", "cnn"), ("train", "selfplay"), ("rate", "policy")]);
     }
     if cfg!(feature = "parquet") {
@@ -66,7 +66,7 @@ cgtest!(the_former_names_still_run, |dir| {
         &["fit", "moves", "--help"][..],
         &["export-evaluator", "--help"],
     ];
-    if cfg!(feature = "nets") {
+    if cfg!(feature = "cnn") {
         former.extend([
             &["train-net", "--help"][..],
             &["selfplay-train", "--help"],

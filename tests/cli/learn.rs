@@ -386,7 +386,8 @@ cgtest!(heatmap_means_match_the_database, |dir| {
     for row in rows {
         let (fen, cp) = row.unwrap();
         let pos: Chess =
-            chessgraph::chess::fen::parse(&fen, chessgraph::chess::fen::Leniency::Strict).unwrap();
+            chessgraph_core::chess::fen::parse(&fen, chessgraph_core::chess::fen::Leniency::Strict)
+                .unwrap();
         if pos.board().piece_at(Square::G1)
             == Some(Piece {
                 color: Color::White,

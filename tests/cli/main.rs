@@ -19,7 +19,7 @@ mod matches;
 mod messages;
 mod migrate;
 mod moves;
-#[cfg(feature = "nets")]
+#[cfg(feature = "cnn")]
 mod nets;
 mod nnue;
 mod pipes;

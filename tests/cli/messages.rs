@@ -65,7 +65,7 @@ cgtest!(
             err.trim_end(),
             format!(
                 "chessgraph: error: --player bogus\n  caused by: unknown player \"bogus\" (players: {})",
-                chessgraph::players::PLAYER_NAMES.join(", ")
+                chessgraph_engine::players::PLAYER_NAMES.join(", ")
             ),
             "{err}"
         );

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use chessgraph::chess::moves;
+use chessgraph_core::chess::moves;
 use serde_json::Value;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position, Square};

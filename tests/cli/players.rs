@@ -2,9 +2,9 @@
 //! games between two player processes, every move checked legal with shakmaty, and the
 //! same seeds replaying the same game.
 
-use chessgraph::chess::fen::to_fen;
-use chessgraph::chess::game::outcome;
-use chessgraph::chess::hash::key;
+use chessgraph_core::chess::fen::to_fen;
+use chessgraph_core::chess::game::outcome;
+use chessgraph_core::chess::hash::key;
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Position, Role};
 

@@ -17,14 +17,6 @@ use crate::util::Dir;
 
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
-fn which(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH")?
-        .to_str()?
-        .split(':')
-        .map(|d| Path::new(d).join(name))
-        .find(|p| p.is_file())
-}
-
 struct Driver {
     child: Child,
     addr: SocketAddr,
@@ -211,14 +203,10 @@ fn start_driver(chromium: &Path, chromedriver: &Path, profile: &Path) -> Driver 
 }
 
 #[test]
-#[cfg_attr(
-    not(has_chromium),
-    ignore = "needs chromium and chromedriver on PATH (apt-get install chromium chromium-driver)"
-)]
 fn serve_in_chromium_plays_and_shows_arrows_and_terms() {
-    // build.rs found both on PATH.
-    let chromium = which("chromium").expect("chromium on PATH");
-    let chromedriver = which("chromedriver").expect("chromedriver on PATH");
+    let Some((chromium, chromedriver)) = chessgraph_testkit::chromium() else {
+        return;
+    };
     let dir = Dir::new();
     fixture_db(&dir);
     let server = serve(&dir, &[]);

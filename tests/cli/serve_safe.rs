@@ -181,7 +181,7 @@ crate::cgtest!(serve_never_opens_a_file_a_request_names, |dir| {
 // Networks come from the folder given to `--nets`, by bare file name: a FIFO or a link
 // to `/dev/zero` in that folder is refused as promptly as a path, and the engine thread
 // plays the next game.
-#[cfg(feature = "nets")]
+#[cfg(feature = "cnn")]
 crate::cgtest!(serve_plays_networks_from_its_folder_by_name_only, |dir| {
     dir.ok(&["import", &crate::util::fixture("positions-2000.csv")]);
     let nets = dir.path().join("nets");

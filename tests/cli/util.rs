@@ -116,7 +116,7 @@ impl Dir {
     /// `positions` view computes its FENs with them).
     pub fn sql(&self) -> rusqlite::Connection {
         let conn = rusqlite::Connection::open(self.db()).expect("open test db");
-        chessgraph::db::functions::register(&conn).expect("register SQL functions");
+        chessgraph_store::functions::register(&conn).expect("register SQL functions");
         conn
     }
 
@@ -160,25 +160,12 @@ pub fn fixture(name: &str) -> String {
         .to_string()
 }
 
-/// Path of a file under `../shared/data/`. Only for tests marked
-/// `#[cfg_attr(not(has_shared_data), ignore = "...")]` (see `build.rs`): the directory is
-/// there, so a missing file is a failure.
-pub fn shared(name: &str) -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data")
-        .join(name);
-    assert!(
-        p.exists(),
-        "../shared/data/{name} not found at {}",
-        p.display()
-    );
-    p
-}
+pub use chessgraph_testkit::shared;
 
 /// Defines a test that gets a fresh [`Dir`]: `cgtest!(name, |dir| { ... });`, with
 /// attributes before the name if needed (`cgtest!(#[cfg_attr(...)] name, |dir| ...)`).
-/// A test that needs a tool or data set is ignored where `build.rs` did not find it:
-/// `#[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]`.
+/// A test that needs a tool or data set asks `chessgraph_testkit` for it first, and
+/// returns where it is missing (failing instead under `CHESSGRAPH_TEST_TOOLS=required`).
 #[macro_export]
 macro_rules! cgtest {
     ($(#[$attr:meta])* $name:ident, |$dir:ident| $body:block) => {

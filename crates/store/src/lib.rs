@@ -1,0 +1,348 @@
+//! chessgraph's store: the SQLite file. Opening it (and refusing files that are not
+//! chessgraph's), the schema and its migrations (SQL files in `migrations/`), the SQL
+//! functions every connection has, import (one row at a time or in bulk, resumable),
+//! analyze (features and the attack/defense graph), labels, games, stored evaluators,
+//! fits and runs, the split's seed, `--where` conditions, and the reads the rest of the
+//! pipeline needs. Its error ([`Error`]) is also the error of the stages above it.
+//!
+//! Inside the crate a module uses only those before it in [`LAYERS`] (a test of the
+//! workspace checks it).
+
+#![warn(missing_docs)]
+
+pub mod analyze;
+pub mod browse;
+pub mod error;
+pub mod evaluators;
+pub mod export;
+pub mod filter;
+pub mod functions;
+pub mod games;
+pub mod import;
+pub mod labels;
+pub mod runs;
+pub mod split;
+pub mod stats;
+pub mod tournaments;
+
+use std::path::Path;
+
+use rusqlite::Connection;
+
+pub use error::{Error, Result};
+
+/// The modules in order: each may use only those before it in this list (the crate's
+/// root, `lib.rs`, may use any).
+pub const LAYERS: &[&str] = &[
+    "error",
+    "functions",
+    "split",
+    "filter",
+    "labels",
+    "games",
+    "evaluators",
+    "runs",
+    "tournaments",
+    "analyze",
+    "import",
+    "stats",
+    "browse",
+    "export",
+];
+
+/// Schema migrations in order; `PRAGMA user_version` holds how many are applied.
+const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/0001_init.sql"),
+    include_str!("../migrations/0002_fits.sql"),
+    include_str!("../migrations/0003_runs.sql"),
+    include_str!("../migrations/0004_evaluators.sql"),
+    include_str!("../migrations/0005_labels.sql"),
+    include_str!("../migrations/0006_tournaments.sql"),
+    include_str!("../migrations/0007_positions_game.sql"),
+    include_str!("../migrations/0008_evaluator_measures.sql"),
+    include_str!("../migrations/0009_best_moves.sql"),
+    include_str!("../migrations/0010_compact.sql"),
+];
+
+/// `PRAGMA application_id` of a chessgraph database ("CHGR"), set when chessgraph
+/// creates one: a SQLite file without it (and not empty) is someone else's.
+pub const APPLICATION_ID: i32 = 0x4348_4752;
+
+/// Opens (creating if needed) the database at `path` and brings its schema up to date.
+/// Refuses a SQLite file that is not chessgraph's instead of adding tables to it.
+pub fn open(path: &Path) -> Result<Connection> {
+    refuse_directory(path)?;
+    let conn = Connection::open(path)?;
+    check_ours(&conn, path)?;
+    configure(&conn)?;
+    migrate(&conn)?;
+    let id: i32 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
+    if id != APPLICATION_ID {
+        conn.pragma_update(None, "application_id", APPLICATION_ID)?;
+    }
+    Ok(conn)
+}
+
+/// Opens the existing database at `path` for reading only: nothing is created, migrated
+/// or written, so a read-only file or directory works (a directory that cannot hold the
+/// WAL's side files is opened immutable).
+pub fn open_read_only(path: &Path) -> Result<Connection> {
+    open_reader(path, false)
+}
+
+/// Opens the existing database at `path` for a command that reads it and exits: as
+/// [`open_read_only`], but a writable file is opened read-write and query-only, so that
+/// closing the last connection checkpoints the WAL and removes its `-wal` and `-shm`
+/// files, which a read-only connection cannot do.
+pub fn open_query_only(path: &Path) -> Result<Connection> {
+    open_reader(path, true)
+}
+
+/// [`open_read_only`], or with `query_only` [`open_query_only`].
+fn open_reader(path: &Path, query_only: bool) -> Result<Connection> {
+    use rusqlite::OpenFlags;
+    refuse_directory(path)?;
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI;
+    let dir_writable = path
+        .parent()
+        .map(|d| {
+            if d.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                d
+            }
+        })
+        .and_then(|d| std::fs::metadata(d).ok())
+        .is_some_and(|m| !m.permissions().readonly() && dir_accepts_files(path));
+    let writable = query_only && std::fs::metadata(path).is_ok_and(|m| !m.permissions().readonly());
+    let conn = if dir_writable && writable {
+        let read_write = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_URI;
+        let conn = Connection::open_with_flags(path, read_write)?;
+        conn.pragma_update(None, "query_only", true)?;
+        conn
+    } else if dir_writable {
+        Connection::open_with_flags(path, flags)?
+    } else {
+        Connection::open_with_flags(immutable_uri(path), flags)?
+    };
+    conn.busy_timeout(std::time::Duration::from_secs(30))?;
+    functions::register(&conn)?;
+    check_ours(&conn, path)?;
+    let version = schema_version(&conn)?;
+    let known = MIGRATIONS.len() as i64;
+    if version > known {
+        return Err(Error::SchemaTooNew {
+            found: version,
+            known,
+        });
+    }
+    if version < known {
+        return Err(Error::SchemaTooOld {
+            path: path.to_owned(),
+            found: version,
+            known,
+        });
+    }
+    // An interrupted bulk import leaves rows unchecked for duplicates: a read-only
+    // connection cannot settle them, so it refuses to read positions that may be doubled.
+    if let Some(u) = import::unfinished(&conn)?.into_iter().next() {
+        return Err(Error::UnfinishedImport {
+            db: path.to_owned(),
+            file: u.path,
+            line: u.line,
+        });
+    }
+    Ok(conn)
+}
+
+/// The SQLite URI that opens `path` immutable: `?`, `#` and `%` in a file name would end
+/// the path or start an escape, so every byte but the unreserved ones and `/` is
+/// percent-encoded; an absolute path gets the empty authority (`file:///…`).
+fn immutable_uri(path: &Path) -> String {
+    use std::fmt::Write;
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let mut uri = String::from(if bytes.first() == Some(&b'/') {
+        "file://"
+    } else {
+        "file:"
+    });
+    for &b in bytes {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            uri.push(char::from(b));
+        } else {
+            let _ = write!(uri, "%{b:02X}");
+        }
+    }
+    uri.push_str("?immutable=1");
+    uri
+}
+
+/// Whether a file can be created beside `path` (SQLite's `-wal`/`-shm` files).
+fn dir_accepts_files(path: &Path) -> bool {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let probe = dir.join(format!(".chessgraph-probe-{}", std::process::id()));
+    match std::fs::File::create(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// Refuses a database that is not chessgraph's: one with tables but neither chessgraph's
+/// application id nor (for files made before the id was set) chessgraph's schema.
+fn check_ours(conn: &Connection, path: &Path) -> Result<()> {
+    let id: i32 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
+    if id == APPLICATION_ID {
+        return Ok(());
+    }
+    let tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    if tables.is_empty() {
+        return Ok(()); // a new or empty file: chessgraph's from now on
+    }
+    let version = schema_version(conn)?;
+    let ours = id == 0
+        && version > 0
+        && ["positions", "sources", "split_meta"]
+            .iter()
+            .all(|t| tables.iter().any(|n| n == t));
+    if ours {
+        return Ok(()); // made by a chessgraph from before the application id
+    }
+    let mut shown: Vec<&str> = tables.iter().map(String::as_str).take(5).collect();
+    if tables.len() > 5 {
+        shown.push("…");
+    }
+    Err(Error::NotOurs {
+        path: path.to_owned(),
+        tables: shown.join(", "),
+    })
+}
+
+/// A directory is not a database: SQLite would say "disk I/O error".
+fn refuse_directory(path: &Path) -> Result<()> {
+    if path.is_dir() {
+        return Err(crate::Error::DatabaseIsDirectory {
+            path: path.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// Opens an in-memory database with the full schema (tests, scratch work).
+pub fn open_in_memory() -> Result<Connection> {
+    let conn = Connection::open_in_memory()?;
+    configure(&conn)?;
+    migrate(&conn)?;
+    Ok(conn)
+}
+
+fn configure(conn: &Connection) -> Result<()> {
+    // Foreign keys in the schema document the relations; they are not enforced, since
+    // checking one per edge row would cost a lookup per insert (SQLite's own default,
+    // which rusqlite's bundled build turns around: set here explicitly).
+    conn.pragma_update(None, "foreign_keys", false)?;
+    // WAL keeps readers working during an import; NORMAL sync is crash-safe in WAL mode
+    // (a power cut may lose the last commits, never consistency).
+    conn.busy_timeout(std::time::Duration::from_secs(30))?;
+    functions::register(conn)?;
+    // Larger pages suit the bulk tables (edges); only takes effect on a new file.
+    conn.pragma_update(None, "page_size", 16_384)?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "cache_size", -262_144)?; // 256 MiB
+    conn.pragma_update(None, "temp_store", "MEMORY")?;
+    // Let the sorter use a second core when building indexes.
+    conn.pragma_update(None, "threads", 2)?;
+    Ok(())
+}
+
+/// Applies every migration newer than the DB's `user_version`, each in its own transaction.
+pub fn migrate(conn: &Connection) -> Result<()> {
+    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    let known = MIGRATIONS.len() as i64;
+    if version > known {
+        return Err(Error::SchemaTooNew {
+            found: version,
+            known,
+        });
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+        let tx = conn.unchecked_transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+/// Schema version of an open database.
+pub fn schema_version(conn: &Connection) -> Result<i64> {
+    Ok(conn.pragma_query_value(None, "user_version", |r| r.get(0))?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrations_apply_once_and_set_version() {
+        let conn = open_in_memory().unwrap();
+        assert_eq!(schema_version(&conn).unwrap(), MIGRATIONS.len() as i64);
+        // Re-running is a no-op, not an error ("table already exists").
+        migrate(&conn).unwrap();
+        let n: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'edges'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(n, 1);
+    }
+
+    #[test]
+    fn every_connection_has_the_position_functions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        drop(open(&path).unwrap());
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+        for conn in [open(&path).unwrap(), open_read_only(&path).unwrap()] {
+            let fen: String = conn
+                .query_row("SELECT board_fen(pack_fen(?1))", [start], |r| r.get(0))
+                .unwrap();
+            assert_eq!(fen, start);
+        }
+    }
+
+    #[test]
+    fn immutable_uri_keeps_odd_file_names() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["a?b.db", "c#d.db", "e%41f.db", "g h.db"] {
+            let path = dir.path().join(name);
+            drop(open(&path).unwrap());
+            let flags =
+                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI;
+            let conn = Connection::open_with_flags(immutable_uri(&path), flags).unwrap();
+            assert_eq!(conn.path(), Some(path.to_str().unwrap()), "{name}");
+            assert_eq!(schema_version(&conn).unwrap(), MIGRATIONS.len() as i64);
+        }
+    }
+
+    #[test]
+    fn newer_schema_is_refused() {
+        let conn = open_in_memory().unwrap();
+        conn.pragma_update(None, "user_version", 99).unwrap();
+        assert!(matches!(
+            migrate(&conn),
+            Err(Error::SchemaTooNew { found: 99, .. })
+        ));
+    }
+}
