@@ -51,15 +51,15 @@ enum Command {
     /// Label the database's positions with any UCI engine (e.g. Stockfish), several processes in parallel; resumable.
     Label(cli::label::Args),
     /// Train a model file that a player or evaluator loads: `train nnue` (also plain `train --out FILE`), `train cnn`, `train selfplay`, `train moves` (the move classifier).
-    Train(cli::groups::TrainArgs),
+    Train(cli::train::TrainArgs),
     /// Evaluate one position term by term, as Stockfish's `eval` does: `chessgraph eval FEN [--evaluator A,B]`.
     Eval(cli::eval::EvalArgs),
     /// Rate against the stored labels: evaluators (`rate evaluator`: τ, Pearson, RMSE, Texel loss) or policy networks (`rate policy`: best-move agreement).
     #[command(subcommand)]
-    Rate(cli::groups::Rate),
+    Rate(cli::rate::Rate),
     /// Write files for other programs: the tables as Parquet (`export data`) or an evaluator file (`export evaluator`).
     #[command(subcommand)]
-    Export(cli::groups::Export),
+    Export(cli::export::Export),
     /// Average evaluation per piece and square: one PNG board per piece, a 3 × 4 grid and a CSV.
     Heatmap(cli::heatmap::Args),
     /// Play chess over UCI on standard input/output (for GUIs and match runners).
@@ -80,22 +80,22 @@ enum Command {
     /// Former name of `train cnn`.
     #[cfg(feature = "cnn")]
     #[command(hide = true)]
-    TrainNet(cli::train_net::Args),
+    TrainNet(cli::train::cnn::Args),
     /// Former name of `train selfplay`.
     #[cfg(feature = "cnn")]
     #[command(hide = true)]
-    SelfplayTrain(cli::selfplay_train::Args),
+    SelfplayTrain(cli::train::selfplay::Args),
     /// Former name of `rate policy`.
     #[cfg(feature = "cnn")]
     #[command(hide = true)]
-    EvalPolicy(cli::eval_policy::Args),
+    EvalPolicy(cli::rate::policy::Args),
     /// Former name of `export evaluator`.
     #[command(hide = true)]
-    ExportEvaluator(cli::export_evaluator::Args),
+    ExportEvaluator(cli::export::evaluator::Args),
     /// Former name of `export data`.
     #[cfg(feature = "parquet")]
     #[command(hide = true)]
-    ExportData(cli::export_data::Args),
+    ExportData(cli::export::data::Args),
 }
 
 fn main() -> ExitCode {
@@ -122,14 +122,14 @@ fn main() -> ExitCode {
         #[cfg(feature = "serve")]
         Command::Serve(args) => cli::serve::run(&cli.db, args),
         #[cfg(feature = "cnn")]
-        Command::TrainNet(args) => cli::train_net::run(&cli.db, args),
+        Command::TrainNet(args) => cli::train::cnn::run(&cli.db, args),
         #[cfg(feature = "cnn")]
-        Command::SelfplayTrain(args) => cli::selfplay_train::run(args),
+        Command::SelfplayTrain(args) => cli::train::selfplay::run(args),
         #[cfg(feature = "cnn")]
-        Command::EvalPolicy(args) => cli::eval_policy::run(&cli.db, args),
-        Command::ExportEvaluator(args) => cli::export_evaluator::run(&cli.db, args),
+        Command::EvalPolicy(args) => cli::rate::policy::run(&cli.db, args),
+        Command::ExportEvaluator(args) => cli::export::evaluator::run(&cli.db, args),
         #[cfg(feature = "parquet")]
-        Command::ExportData(args) => cli::export_data::run(&cli.db, args),
+        Command::ExportData(args) => cli::export::data::run(&cli.db, args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

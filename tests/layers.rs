@@ -91,6 +91,7 @@ fn every_module_is_in_the_declared_order() {
             .lines()
             .filter_map(|l| l.strip_prefix("pub mod ").or(l.strip_prefix("mod ")))
             .map(|l| l.trim_end_matches(';'))
+            .filter(|m| !m.starts_with("tests"))
             .collect();
         let listed: BTreeSet<&str> = layers.iter().copied().collect();
         assert_eq!(

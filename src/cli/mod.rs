@@ -23,29 +23,21 @@ pub mod bench;
 pub mod datagen;
 pub mod engine;
 pub mod eval;
-#[cfg(feature = "cnn")]
-pub mod eval_policy;
-#[cfg(feature = "parquet")]
-pub mod export_data;
-pub mod export_evaluator;
+pub mod export;
 pub mod fit;
-pub mod groups;
 pub mod heatmap;
 pub mod import;
 pub mod label;
 pub mod matches;
 pub mod progress;
+pub mod rate;
 pub mod report;
-#[cfg(feature = "cnn")]
-pub mod selfplay_train;
 #[cfg(feature = "serve")]
 pub mod serve;
 pub mod solve;
 pub mod stats;
 pub mod tournament;
 pub mod train;
-#[cfg(feature = "cnn")]
-pub mod train_net;
 pub mod tune;
 
 use std::path::Path;

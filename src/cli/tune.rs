@@ -196,7 +196,7 @@ fn print_held_out(
         "\ntest part, as `chessgraph rate evaluator` measures it ({} positions with a centipawn label, K = {:.6}):",
         reports[0].labelled, reports[0].k
     )?;
-    super::eval::write_table(out, reports)
+    super::rate::evaluator::write_table(out, reports)
 }
 
 /// The tuner's options from the arguments (the start evaluator checked to be linear).

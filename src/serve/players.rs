@@ -5,7 +5,6 @@
 //! name from the folder given to `serve --nets DIR` only ([`Nets`]); evaluators and move
 //! models by name, built-in or stored in the database.
 
-use chessgraph_core::Error as CoreError;
 use std::io::Read;
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -2,7 +2,6 @@
 //! memory (never a file) and SQLite's heap under a limit, with SQLite's memory accounting
 //! turned on for the server's process.
 
-use chessgraph_core::Error as CoreError;
 use rusqlite::Connection;
 
 /// The most heap SQLite may hold in the server's process, all connections together
@@ -104,7 +103,7 @@ mod tests {
         assert!(limit > 0 && limit <= SQL_HEAP_LIMIT, "{limit}");
         // A failure inside restores the default too, and says what went wrong.
         let err = with_bounded_storage(&conn, || {
-            Err::<(), _>(CoreError::Invalid("boom".into()).into())
+            Err::<(), _>(chessgraph_core::Error::Invalid("boom".into()).into())
         })
         .unwrap_err();
         assert!(err.to_string().contains("boom"));

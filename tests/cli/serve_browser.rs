@@ -5,7 +5,7 @@
 //! `chromium` and `chromedriver` (Debian's packages; `.ci/run` installs them).
 
 use std::net::{SocketAddr, TcpListener};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 

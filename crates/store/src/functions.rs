@@ -12,7 +12,7 @@
 //! - `board_attacks(bytes, color)`: the squares `color` (`'white'` or `'black'`) attacks,
 //!   as a bitboard (a1 = bit 0), the `features.white_attacks` / `black_attacks` columns.
 //! - `split_part(key, seed, train_pct, valid_pct)` and `game_key(line, white, black, event,
-//!   date, start_fen)`: the split's definition ([`crate::split`]), for the `splits` view.
+//!   date, start_fen)`: the split's definition ([`chessgraph_core::split`]), for the `splits` view.
 //!
 //! Both are deterministic, so they may be used in indexes, views and generated columns;
 //! NULL gives NULL.
@@ -21,9 +21,9 @@ use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, Error as SqlError};
 
-use crate::split::{SplitMeta, game_key};
 use chessgraph_core::chess::fen::{Leniency, normalized_fen, parse};
 use chessgraph_core::chess::packed::{key, pack, unpack};
+use chessgraph_core::split::{SplitMeta, game_key};
 
 fn user_error(message: String) -> SqlError {
     SqlError::UserFunctionError(message.into())

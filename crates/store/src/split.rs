@@ -6,7 +6,7 @@
 use chessgraph_core::Error as CoreError;
 use rusqlite::Connection;
 
-pub use chessgraph_core::split::{Part, SplitMeta, bucket, bucket_u64, game_key};
+use chessgraph_core::split::SplitMeta;
 
 use crate::Result;
 

@@ -10,9 +10,10 @@
 //! `train_pct` are train, the next `valid_pct` are valid, the rest test
 //! (`scripts/golden/fit.py` reimplements this for FEN keys).
 //!
-//! The definition lives with the store ([`chessgraph_store::split`]): the `splits` view computes
-//! each position's part from the seed in `split_meta`, so a position whose game becomes
-//! known later (a CSV imported before the PGN of its games) moves to its game's part.
+//! The definition is the core's ([`chessgraph_core::split`]); the store's `splits` view
+//! computes each position's part with it from the seed in `split_meta`, so a position whose
+//! game becomes known later (a CSV imported before the PGN of its games) moves to its
+//! game's part.
 
 use chessgraph_core::Error as CoreError;
 use rusqlite::Connection;
@@ -21,7 +22,8 @@ use chessgraph_core::data::GameResult;
 use chessgraph_store::Result;
 use chessgraph_store::labels::LabelChoice;
 
-pub use chessgraph_store::split::{Part, SplitMeta, bucket, bucket_u64, game_key, meta};
+pub use chessgraph_core::split::{Part, SplitMeta, bucket, bucket_u64, game_key};
+pub use chessgraph_store::split::meta;
 
 /// One stored position with the label a [`LabelChoice`] picks, its game result and part.
 #[derive(Clone, Debug)]

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::progress::{Progress as Bar, Unit};
+use crate::cli::progress::{Progress as Bar, Unit};
 use anyhow::Context;
 use chessgraph_engine::nnue::FeatureSet;
 use chessgraph_learn::train::nnue::{self, Options, Progress, data};
@@ -18,7 +18,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
     /// Inputs: `threats` (pieces, and each piece again when attacked and when en prise: 2,304) or `pieces` (768).
-    #[arg(long, value_parser = super::one_of(&FeatureSet::ALL, FeatureSet::as_str), default_value = "threats", value_name = "SET")]
+    #[arg(long, value_parser = crate::cli::one_of(&FeatureSet::ALL, FeatureSet::as_str), default_value = "threats", value_name = "SET")]
     features: FeatureSet,
     /// Start from this network's weights (fine-tuning, e.g. on --source); it must have the same --features, --hidden and --buckets.
     #[arg(long, value_name = "FILE")]
@@ -75,7 +75,7 @@ pub struct Args {
 
 /// Runs `chessgraph train`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    super::not_stdout(Some(args.out.as_path()), "--out")?;
+    crate::cli::not_stdout(Some(args.out.as_path()), "--out")?;
     anyhow::ensure!(
         (0.0..=1.0).contains(&args.lambda),
         "--lambda must be between 0 and 1"
@@ -94,7 +94,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             .build_global()
             .context("cannot start the worker threads")?;
     }
-    let conn = super::open_existing(db_path, "`chessgraph import FILE`")?;
+    let conn = crate::cli::open_existing(db_path, "`chessgraph import FILE`")?;
     let mut out = std::io::stdout().lock();
     let load_start = Instant::now();
     let labels = LabelChoice::parse(&args.labels)?;
@@ -129,7 +129,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         .filter(|s| !s.result.is_nan())
         .map(|s| (f64::from(s.label_cp), f64::from(s.result)))
         .collect();
-    let k = super::choose_k(&mut out, args.k.map(f64::from), &pairs)? as f32;
+    let k = crate::cli::choose_k(&mut out, args.k.map(f64::from), &pairs)? as f32;
     let opts = Options {
         features: args.features,
         hidden: args.hidden,
@@ -193,10 +193,10 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         } else {
             "lowest valid loss"
         },
-        super::metric(trained.valid.loss, 6),
-        super::metric(trained.valid.tau, 4),
-        super::metric(trained.test.loss, 6),
-        super::metric(trained.test.tau, 4),
+        crate::cli::metric(trained.valid.loss, 6),
+        crate::cli::metric(trained.valid.tau, 4),
+        crate::cli::metric(trained.test.loss, 6),
+        crate::cli::metric(trained.test.tau, 4),
     )?;
     let positions = set.train.len() as f64 * opts.epochs as f64;
     writeln!(
@@ -233,7 +233,7 @@ fn train_with_progress(
                 "epoch {:>3}: train loss {:.6}, valid loss {}, lr {:.2e}, {:.0} positions/s",
                 e.epoch,
                 e.train_loss,
-                super::metric(e.valid_loss, 6),
+                crate::cli::metric(e.valid_loss, 6),
                 e.lr,
                 e.positions_per_s
             );
@@ -260,7 +260,7 @@ fn print_plan(out: &mut impl Write, opts: &Options, threads: usize) -> anyhow::R
         opts.features.inputs(),
         opts.hidden,
         format!("{:?}", opts.features).to_lowercase(),
-        super::plural(opts.buckets as u64, "output bucket"),
+        crate::cli::plural(opts.buckets as u64, "output bucket"),
         opts.epochs,
         opts.batch,
         rate(opts.lr),

@@ -14,7 +14,7 @@ use chessgraph_lab::label::uci::{Go, UciLabeller};
 use chessgraph_learn::fit::split::Part;
 use chessgraph_store::labels::LabelChoice;
 
-use super::progress::{Progress, Unit};
+use crate::cli::progress::{Progress, Unit};
 
 /// Arguments of `chessgraph rate policy`.
 #[derive(clap::Args)]
@@ -76,7 +76,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         );
         nets.push((path.display().to_string(), net));
     }
-    let conn = super::open_existing(db_path, "`chessgraph import FILE`")?;
+    let conn = crate::cli::open_existing(db_path, "`chessgraph import FILE`")?;
     let labels = LabelChoice::parse(&args.labels)?;
     let samples = policy::read_samples(&conn, &labels, part, Some(args.sample))
         .context("reading the positions")?;
@@ -186,8 +186,8 @@ fn write_table(
             write!(
                 out,
                 "  {:>8}  {:>10}",
-                super::metric(a.tau, 4),
-                a.best_tau.map_or("-".into(), |t| super::metric(t, 4))
+                crate::cli::metric(a.tau, 4),
+                a.best_tau.map_or("-".into(), |t| crate::cli::metric(t, 4))
             )?;
         }
         writeln!(out)?;

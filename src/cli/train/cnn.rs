@@ -10,13 +10,13 @@ use chessgraph_cnn::{Arch, Net, Shape};
 use chessgraph_learn::train::cnn::{self, Needs, NetOptions, NetProgress, PartMetrics, data};
 use chessgraph_store::labels::LabelChoice;
 
-use super::progress::{Progress as Bar, Unit};
+use crate::cli::progress::{Progress as Bar, Unit};
 
 /// Arguments of `chessgraph train cnn`.
 #[derive(clap::Args)]
 pub struct Args {
     /// The architecture: `cnn-study` (players study's CNN), `cnn-eval` (evaluation-only CNN), `resnet-policy`, `policy-value`.
-    #[arg(long, value_parser = super::one_of(&Arch::ALL, Arch::as_str), value_name = "ARCH")]
+    #[arg(long, value_parser = crate::cli::one_of(&Arch::ALL, Arch::as_str), value_name = "ARCH")]
     arch: Arch,
     /// Write the model here (safetensors with chessgraph's header); rewritten after every better epoch.
     #[arg(long, value_name = "FILE")]
@@ -73,9 +73,9 @@ pub struct Args {
 
 /// Runs `chessgraph train cnn`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    super::not_stdout(Some(args.out.as_path()), "--out")?;
+    crate::cli::not_stdout(Some(args.out.as_path()), "--out")?;
     let opts = options(&args)?;
-    let conn = super::open_existing(db_path, "`chessgraph import FILE`")?;
+    let conn = crate::cli::open_existing(db_path, "`chessgraph import FILE`")?;
     let mut out = std::io::stdout().lock();
     let init = match &args.init {
         None => None,
@@ -111,7 +111,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         load_start.elapsed().as_secs_f64()
     )?;
     let opts = NetOptions {
-        k: super::choose_k(&mut out, args.k, &data::label_result_pairs(&set.train))?,
+        k: crate::cli::choose_k(&mut out, args.k, &data::label_result_pairs(&set.train))?,
         ..opts
     };
     writeln!(
@@ -232,9 +232,9 @@ fn options(args: &Args) -> anyhow::Result<NetOptions> {
 
 /// The figures of a part, one line.
 fn figures(m: &PartMetrics) -> String {
-    let mut parts = vec![format!("loss {}", super::metric(m.loss, 5))];
+    let mut parts = vec![format!("loss {}", crate::cli::metric(m.loss, 5))];
     if let Some(t) = m.tau {
-        parts.push(format!("τ {}", super::metric(t, 4)));
+        parts.push(format!("τ {}", crate::cli::metric(t, 4)));
     }
     if let (Some(t1), Some(t3)) = (m.top1, m.top3) {
         parts.push(format!(

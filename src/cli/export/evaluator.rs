@@ -34,7 +34,7 @@ pub struct Args {
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let evaluator = match (args.fit, &args.evaluator) {
         (Some(id), _) => {
-            let conn = super::open_reading(db_path, "`chessgraph fit linear`")?;
+            let conn = crate::cli::open_reading(db_path, "`chessgraph fit linear`")?;
             let base = evaluators::resolve(db_path, &args.base)
                 .with_context(|| format!("--base {}", args.base))?;
             let name = args.name.unwrap_or_else(|| format!("fit-{id}"));
@@ -54,7 +54,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         (None, Some(name)) => evaluators::resolve(db_path, name)?,
         (None, None) => unreachable!("clap requires an evaluator or --fit"),
     };
-    if super::is_stdout(&args.out) {
+    if crate::cli::is_stdout(&args.out) {
         use std::io::Write;
         let text = chessgraph_engine::eval::file::to_string(&evaluator)?;
         writeln!(std::io::stdout().lock(), "{text}")?;

@@ -20,7 +20,7 @@ use chessgraph_learn::train::cnn::{self, NetData, NetOptions, Sample};
 use chessgraph_learn::train::selfplay::{self, SelfPlayGame, SelfPlayOptions};
 use serde_json::json;
 
-use super::progress::{Progress as Bar, Unit};
+use crate::cli::progress::{Progress as Bar, Unit};
 
 /// Arguments of `chessgraph train selfplay`.
 #[derive(clap::Args)]

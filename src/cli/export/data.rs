@@ -34,12 +34,12 @@ pub struct Args {
 
 /// Runs `chessgraph export data`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    super::not_stdout(Some(args.out.as_path()), "--out")?;
+    crate::cli::not_stdout(Some(args.out.as_path()), "--out")?;
     let DataFormat::Parquet = args.format;
-    let conn = super::open_reading(db_path, "`chessgraph import FILE`")?;
-    let progress = super::progress::Progress::new(
+    let conn = crate::cli::open_reading(db_path, "`chessgraph import FILE`")?;
+    let progress = crate::cli::progress::Progress::new(
         "export data",
-        super::progress::Unit::Items("rows"),
+        crate::cli::progress::Unit::Items("rows"),
         None,
         args.quiet,
     );
