@@ -34,8 +34,8 @@ fn missing(what: &str) {
     eprintln!("skipped: needs {what}");
 }
 
-/// The shared data directory `../shared/data` beside the clone, or `None` (after
-/// [`missing`]) where it is not there. A file missing from a directory that is there is
+/// The shared data directory `../shared/data` beside the clone, or `None` (reporting the
+/// need) where it is not there. A file missing from a directory that is there is
 /// the test's failure, not a skip.
 pub fn shared_data() -> Option<PathBuf> {
     let dir = repo_root().join("../shared/data");

@@ -1,5 +1,5 @@
 //! Engines against each other: a refereed match between two UCI engines — legal moves,
-//! clocks, draws by rule, adjudication ([`matches`]) — tournaments stored game by game
+//! clocks, draws by rule, adjudication ([`mod@matches`]) — tournaments stored game by game
 //! ([`tournament`]), and the sequential probability ratio test that stops a match when
 //! the answer is known ([`sprt`]).
 
