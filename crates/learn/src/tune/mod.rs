@@ -44,15 +44,9 @@ pub use data::{TuneSet, fit_k, load};
 
 use std::time::{Duration, Instant};
 
-use rayon::prelude::*;
-
-use crate::fit::linalg::{cholesky, cholesky_solve};
-use crate::fit::split::Part;
-use crate::stats::sigmoid;
-use chessgraph_engine::eval::layout::{STUDY_KING_SAFETY, STUDY_MOBILITY};
 use chessgraph_engine::eval::{Evaluator, Provenance, TERM_COUNT, Weights};
 use chessgraph_store::Error;
-use solve::{Targets, normal_equations};
+use solve::{Descent, Fit, FreeParams, Rows, Targets};
 
 pub use crate::stats::{DEFAULT_K, MATE_LABEL_CP, label_cp};
 
@@ -212,203 +206,101 @@ pub fn tune(
     progress: &mut dyn FnMut(&Step),
 ) -> std::result::Result<Tuned, TuneError> {
     let started = Instant::now();
+    let (k, k_positions) = check_grid_and_k(set, opts)?;
+    let targets = Targets::new(set, k, opts.target);
+    let rows = Rows::new(set, &targets, opts.target)?;
+    let params = FreeParams::new(opts)?;
+    let fit = Fit {
+        set,
+        targets: &targets,
+        k,
+        target: opts.target,
+        rows: &rows,
+    };
+    let descent = fit.descend(&params, opts, progress)?;
+
+    // Round to the integer weights the evaluator file holds.
+    let weights = round_weights(&descent.w);
+    let provisional = Evaluator::new(opts.name.clone(), Provenance::default(), weights.clone());
+    let part_metrics = |rows: &[usize]| fit.part_metrics(rows, &provisional, &opts.start);
+    let (m_train, m_valid, m_test) = (
+        part_metrics(&rows.train),
+        part_metrics(&rows.valid),
+        part_metrics(&rows.test),
+    );
+    let provenance = provenance(opts, k, &descent, &rows, &m_valid, &m_test);
+    Ok(Tuned {
+        evaluator: Evaluator::new(opts.name.clone(), provenance, weights),
+        k,
+        k_positions,
+        fitted_weights: params.d,
+        alpha: descent.alpha,
+        lambda: descent.lambda,
+        steps: descent.steps,
+        train: m_train,
+        valid: m_valid,
+        test: m_test,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// Checks the α and λ grids and the user's K, and returns K with the number of positions
+/// it was fitted on (fitting it on `set` unless the user gave one).
+fn check_grid_and_k(set: &TuneSet, opts: &Options) -> std::result::Result<(f64, usize), TuneError> {
     if opts.alphas.is_empty() || opts.lambdas.is_empty() {
         return Err(TuneError::EmptyGrid);
     }
     if let Some(l) = opts.lambdas.iter().find(|l| !(0.0..=1.0).contains(*l)) {
         return Err(TuneError::Lambda(*l));
     }
-    let (k, k_positions) = match opts.k {
-        Some(k) if k > 0.0 && k.is_finite() => (k, 0),
-        Some(k) => return Err(TuneError::K(k)),
-        None => fit_k(set),
-    };
-    let targets = Targets::new(set, k, opts.target);
-    let idx = |part: Part| -> Vec<usize> {
-        (0..set.len())
-            .filter(|&i| set.part[i] == part && targets.used[i])
-            .collect()
-    };
-    let (train, valid, test) = (idx(Part::Train), idx(Part::Valid), idx(Part::Test));
-    if train.is_empty() {
-        return Err(TuneError::NoTraining(opts.target));
+    match opts.k {
+        Some(k) if k > 0.0 && k.is_finite() => Ok((k, 0)),
+        Some(k) => Err(TuneError::K(k)),
+        None => Ok(fit_k(set)),
     }
-    if valid.is_empty() {
-        return Err(TuneError::NoValidation);
-    }
+}
 
-    let start_w = opts
-        .start
-        .linear_weights("to tune (--start)")
-        .map_err(Error::from)?;
-    let w0: Vec<f64> = start_w
-        .mg
-        .iter()
-        .chain(&start_w.eg)
-        .map(|&v| f64::from(v))
-        .collect();
-    let free: Vec<bool> = (0..PARAMS)
-        .map(|j| {
-            let t = j % TERM_COUNT;
-            opts.study_terms || (t != STUDY_MOBILITY && t != STUDY_KING_SAFETY)
-        })
-        .collect();
-    // Free parameter number of each weight (usize::MAX: frozen).
-    let mut col = vec![usize::MAX; PARAMS];
-    let mut d = 0;
-    for j in 0..PARAMS {
-        if free[j] {
-            col[j] = d;
-            d += 1;
-        }
-    }
-
-    let mut w = w0.clone();
-    let mut lambda = opts.lambdas[0];
-    let mut alpha = opts.alphas[0];
-    let valid_loss = |w: &[f64]| -> f64 {
-        let s: f64 = valid
-            .par_iter()
-            .map(|&i| (sigmoid(k * set.predict(w, i)) - targets.measure(i, opts.target)).powi(2))
-            .sum();
-        s / valid.len() as f64
-    };
-    let train_loss = |w: &[f64], lambda: f64| -> f64 {
-        let s: f64 = train
-            .par_iter()
-            .map(|&i| (sigmoid(k * set.predict(w, i)) - targets.blend(i, lambda)).powi(2))
-            .sum();
-        s / train.len() as f64
-    };
-    let mut best_valid = valid_loss(&w);
-    let mut steps = Vec::new();
-    for step in 1..=opts.max_steps {
-        let step_start = Instant::now();
-        let (h, g_label, g_result) = normal_equations(set, &train, &targets, &w, k, &col, d);
-        let mean_diag = (0..d).map(|a| h[a * d + a]).sum::<f64>() / d as f64;
-        let scale = if mean_diag > 0.0 { mean_diag } else { 1.0 };
-        // Try every (α, λ); keep the candidate with the lowest validation loss.
-        let mut best: Option<(f64, f64, f64, Vec<f64>)> = None;
-        for &a in &opts.alphas {
-            let mut m = h.clone();
-            for q in 0..d {
-                m[q * d + q] += a * scale;
-            }
-            let Some(l) = cholesky(&m, d) else {
-                continue;
-            };
-            for &lam in &opts.lambdas {
-                let rhs: Vec<f64> = (0..PARAMS)
-                    .filter(|&j| free[j])
-                    .map(|j| {
-                        let q = col[j];
-                        -(g_label[q] - lam * g_result[q] + a * scale * (w[j] - w0[j]))
-                    })
-                    .collect();
-                let delta = cholesky_solve(&l, d, &rhs);
-                let mut cand = w.clone();
-                for j in 0..PARAMS {
-                    if free[j] {
-                        cand[j] += delta[col[j]];
-                    }
-                }
-                let v = valid_loss(&cand);
-                if best.as_ref().is_none_or(|b| v < b.0) {
-                    best = Some((v, a, lam, cand));
-                }
-            }
-        }
-        let Some((v, a, lam, cand)) = best else {
-            return Err(TuneError::NotPositiveDefinite);
-        };
-        let improved = v < best_valid;
-        let relative = (best_valid - v) / best_valid.max(f64::MIN_POSITIVE);
-        if improved {
-            w = cand;
-            best_valid = v;
-            alpha = a;
-            lambda = lam;
-        }
-        let record = Step {
-            step,
-            train_loss: train_loss(&w, lambda),
-            valid_loss: best_valid,
-            alpha,
-            lambda,
-            positions_per_sec: train.len() as f64 / step_start.elapsed().as_secs_f64(),
-        };
-        progress(&record);
-        steps.push(record);
-        if !improved || relative < 1e-6 {
-            break;
-        }
-    }
-
-    // Round to the integer weights the evaluator file holds.
+/// The rounded integer weights of the fitted weights `w` (middlegame, then endgame).
+fn round_weights(w: &[f64]) -> Weights {
     let mut weights = Weights::zero();
     for t in 0..TERM_COUNT {
         weights.mg[t] = round_weight(w[t]);
         weights.eg[t] = round_weight(w[TERM_COUNT + t]);
     }
-    let measure = |rows: &[usize], e: &Evaluator| -> f64 {
-        if rows.is_empty() {
-            return f64::NAN;
-        }
-        let evals: Vec<f64> = rows
-            .iter()
-            .map(|&i| f64::from(set.evaluate(e, i)))
-            .collect();
-        rows.iter()
-            .zip(&evals)
-            .map(|(&i, &v)| (sigmoid(k * v) - targets.measure(i, opts.target)).powi(2))
-            .sum::<f64>()
-            / rows.len() as f64
-    };
-    let provisional = Evaluator::new(opts.name.clone(), Provenance::default(), weights.clone());
-    let part_metrics = |rows: &[usize]| PartMetrics {
-        n: rows.len(),
-        fit_loss: measure(rows, &provisional),
-        start_fit_loss: measure(rows, &opts.start),
-    };
-    let (m_train, m_valid, m_test) = (
-        part_metrics(&train),
-        part_metrics(&valid),
-        part_metrics(&test),
-    );
-    let provenance = Provenance {
+    weights
+}
+
+/// The tuned evaluator's provenance: the database, the method and its chosen settings,
+/// the part sizes and the validation and test fit losses.
+fn provenance(
+    opts: &Options,
+    k: f64,
+    descent: &Descent,
+    rows: &Rows,
+    valid: &PartMetrics,
+    test: &PartMetrics,
+) -> Provenance {
+    Provenance {
         db: Some(opts.db.clone()),
-        positions: Some(train.len() as u64),
-        loss: Some(round6(m_valid.fit_loss)),
+        positions: Some(rows.train.len() as u64),
+        loss: Some(round6(valid.fit_loss)),
         date: Some(today()),
         extra: [
             ("method", serde_json::json!("texel-gauss-newton-ridge")),
             ("target", serde_json::json!(opts.target.as_str())),
             ("start", serde_json::json!(opts.start.name())),
             ("k", serde_json::json!(round6(k))),
-            ("alpha", serde_json::json!(alpha)),
-            ("lambda", serde_json::json!(lambda)),
-            ("steps", serde_json::json!(steps.len())),
-            ("valid_positions", serde_json::json!(valid.len())),
-            ("test_positions", serde_json::json!(test.len())),
-            ("test_fit_loss", serde_json::json!(round6(m_test.fit_loss))),
+            ("alpha", serde_json::json!(descent.alpha)),
+            ("lambda", serde_json::json!(descent.lambda)),
+            ("steps", serde_json::json!(descent.steps.len())),
+            ("valid_positions", serde_json::json!(rows.valid.len())),
+            ("test_positions", serde_json::json!(rows.test.len())),
+            ("test_fit_loss", serde_json::json!(round6(test.fit_loss))),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v))
         .collect(),
-    };
-    Ok(Tuned {
-        evaluator: Evaluator::new(opts.name.clone(), provenance, weights),
-        k,
-        k_positions,
-        fitted_weights: d,
-        alpha,
-        lambda,
-        steps,
-        train: m_train,
-        valid: m_valid,
-        test: m_test,
-        elapsed: started.elapsed(),
-    })
+    }
 }
 
 fn round_weight(v: f64) -> i32 {

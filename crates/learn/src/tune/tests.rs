@@ -1,6 +1,8 @@
 //! Tests of the tuner.
 
 use super::*;
+use crate::fit::split::Part;
+use crate::stats::sigmoid;
 use chessgraph_core::chess::fen::parse_position;
 use chessgraph_store::labels::LabelChoice;
 

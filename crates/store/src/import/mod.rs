@@ -126,105 +126,27 @@ pub fn import_file(
     progress: &ProgressBar,
 ) -> Result<ImportSummary> {
     let started = Instant::now();
-    let format = match opts.format.or_else(|| Format::from_path(path)) {
-        Some(f) => f,
-        None => {
-            return Err(Error::UnknownFormat(path.to_owned()));
-        }
-    };
-    let is_stdin = path == Path::new("-");
-    let (stored_path, fingerprint) = if is_stdin {
-        ("-".to_owned(), None)
-    } else {
-        let canonical = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
-        if canonical.is_dir() {
-            return Err(Error::InputIsDirectory(path.to_owned()));
-        }
-        (
-            canonical.display().to_string(),
-            Some(fingerprint(&canonical)?),
-        )
-    };
-
+    let file = SourceFile::locate(path, opts)?;
     let mut summary = ImportSummary {
-        path: stored_path.clone(),
-        format: format.as_str(),
+        path: file.stored_path.clone(),
+        format: file.format.as_str(),
         ..ImportSummary::default()
     };
-
-    let previous: Option<(i64, Option<String>)> = match &fingerprint {
-        None => None,
-        Some(fp) => match conn
-            .query_row(
-                "SELECT id, finished_at FROM sources WHERE path = ?1 AND fingerprint = ?2 AND format = ?3 \
-                 ORDER BY id DESC LIMIT 1",
-                params![stored_path, fp, format.as_str()],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?
-        {
-            Some(found) => Some(found),
-            None => grown_unfinished(conn, Path::new(&stored_path), format, fp)?
-                .map(|id| (id, None)),
-        },
-    };
+    let previous = file.previous(conn)?;
 
     let input = data::open_input_with_progress(path, progress)?;
     // Held to the end: other processes see this import running, not interrupted.
     let _running = bulk::Running::hold(conn);
     // The bulk path's last id before its rows and the last line committed.
-    let mut bulk_state: Option<(i64, u64)> = None;
-    let source_id = match previous {
+    let (source_id, bulk_state) = match previous {
         Some((id, Some(_))) if !opts.force => {
             stored_counts(conn, id, &mut summary)?;
             summary.source_id = id;
             summary.already_imported = true;
             return Ok(summary);
         }
-        Some((id, None)) => {
-            bulk::settle_others(conn, Some(id))?;
-            summary.resumed = true;
-            bulk_state = bulk::pending(conn, id)?;
-            if bulk_state.is_some() {
-                // A bulk run goes on after the lines it committed, with their counts.
-                stored_counts(conn, id, &mut summary)?;
-                conn.execute(
-                    "UPDATE sources SET fingerprint = ?2 WHERE id = ?1",
-                    params![id, fingerprint],
-                )?;
-            } else {
-                // Resume a killed or broken run: start its counts and rejects again from
-                // scratch (and take the fingerprint of the file as it is now, when it grew).
-                let tx = conn.transaction()?;
-                tx.execute(
-                    "UPDATE sources SET rows_read = 0, rows_imported = 0, rows_duplicate = 0, rows_rejected = 0, \
-                     fingerprint = ?2 WHERE id = ?1",
-                    params![id, fingerprint],
-                )?;
-                tx.execute("DELETE FROM import_errors WHERE source_id = ?1", [id])?;
-                tx.commit()?;
-            }
-            id
-        }
-        _ => {
-            bulk::settle_others(conn, None)?;
-            conn.execute(
-                "INSERT INTO sources (path, format, compression, fingerprint, pov, started_at) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
-                params![
-                    stored_path,
-                    format.as_str(),
-                    input.compression.as_str(),
-                    fingerprint,
-                    opts.pov.as_str()
-                ],
-            )?;
-            let id = conn.last_insert_rowid();
-            if bulk::wanted(conn, path, format, opts.bulk)? {
-                bulk_state = Some((bulk::begin(conn, id)?, 0));
-            }
-            id
-        }
+        Some((id, None)) => (id, resume_source(conn, id, &file, &mut summary)?),
+        _ => new_source(conn, &file, input.compression.as_str(), opts)?,
     };
     summary.source_id = source_id;
     if bulk_state.is_some() {
@@ -235,6 +157,147 @@ pub fn import_file(
     if let Some((_, skip)) = bulk_state {
         writer.bulk(skip);
     }
+    pipe(&mut writer, file.format, input.reader, opts)?;
+    let mut summary = finish(writer, bulk_state)?;
+    summary.seconds = started.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// The input as the `sources` table knows it: the path stored (canonical; `-` for
+/// standard input), the format and the content fingerprint (none for standard input).
+struct SourceFile<'a> {
+    path: &'a Path,
+    stored_path: String,
+    format: Format,
+    fingerprint: Option<String>,
+}
+
+impl SourceFile<'_> {
+    /// Finds the format (given or guessed from the name) and, for a file, its canonical
+    /// path and fingerprint; an error for an unknown format, a missing file or a folder.
+    fn locate<'a>(path: &'a Path, opts: &ImportOptions) -> Result<SourceFile<'a>> {
+        let format = match opts.format.or_else(|| Format::from_path(path)) {
+            Some(f) => f,
+            None => {
+                return Err(Error::UnknownFormat(path.to_owned()));
+            }
+        };
+        let is_stdin = path == Path::new("-");
+        let (stored_path, fingerprint) = if is_stdin {
+            ("-".to_owned(), None)
+        } else {
+            let canonical = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
+            if canonical.is_dir() {
+                return Err(Error::InputIsDirectory(path.to_owned()));
+            }
+            (
+                canonical.display().to_string(),
+                Some(fingerprint(&canonical)?),
+            )
+        };
+        Ok(SourceFile {
+            path,
+            stored_path,
+            format,
+            fingerprint,
+        })
+    }
+
+    /// The newest earlier source of this very file (same path, fingerprint and format)
+    /// with its finish time, or else an unfinished one whose file has grown since
+    /// ([`grown_unfinished`]); none for standard input.
+    fn previous(&self, conn: &Connection) -> Result<Option<(i64, Option<String>)>> {
+        let Some(fp) = &self.fingerprint else {
+            return Ok(None);
+        };
+        let found = conn
+            .query_row(
+                "SELECT id, finished_at FROM sources WHERE path = ?1 AND fingerprint = ?2 AND format = ?3 \
+                 ORDER BY id DESC LIMIT 1",
+                params![self.stored_path, fp, self.format.as_str()],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        if found.is_some() {
+            return Ok(found);
+        }
+        Ok(
+            grown_unfinished(conn, Path::new(&self.stored_path), self.format, fp)?
+                .map(|id| (id, None)),
+        )
+    }
+}
+
+/// Readies the unfinished source `id` for a resumed run and returns its bulk state (the
+/// bulk path's last id before its rows and the last line committed), if it took that path.
+fn resume_source(
+    conn: &mut Connection,
+    id: i64,
+    file: &SourceFile,
+    summary: &mut ImportSummary,
+) -> Result<Option<(i64, u64)>> {
+    bulk::settle_others(conn, Some(id))?;
+    summary.resumed = true;
+    let bulk_state = bulk::pending(conn, id)?;
+    if bulk_state.is_some() {
+        // A bulk run goes on after the lines it committed, with their counts.
+        stored_counts(conn, id, summary)?;
+        conn.execute(
+            "UPDATE sources SET fingerprint = ?2 WHERE id = ?1",
+            params![id, file.fingerprint],
+        )?;
+    } else {
+        // Resume a killed or broken run: start its counts and rejects again from
+        // scratch (and take the fingerprint of the file as it is now, when it grew).
+        let tx = conn.transaction()?;
+        tx.execute(
+            "UPDATE sources SET rows_read = 0, rows_imported = 0, rows_duplicate = 0, rows_rejected = 0, \
+             fingerprint = ?2 WHERE id = ?1",
+            params![id, file.fingerprint],
+        )?;
+        tx.execute("DELETE FROM import_errors WHERE source_id = ?1", [id])?;
+        tx.commit()?;
+    }
+    Ok(bulk_state)
+}
+
+/// Inserts a new source for `file` and returns its id with the bulk state (the bulk
+/// path's last id before its rows, and no line committed yet) when it takes that path.
+fn new_source(
+    conn: &mut Connection,
+    file: &SourceFile,
+    compression: &str,
+    opts: &ImportOptions,
+) -> Result<(i64, Option<(i64, u64)>)> {
+    bulk::settle_others(conn, None)?;
+    conn.execute(
+        "INSERT INTO sources (path, format, compression, fingerprint, pov, started_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+        params![
+            file.stored_path,
+            file.format.as_str(),
+            compression,
+            file.fingerprint,
+            opts.pov.as_str()
+        ],
+    )?;
+    let id = conn.last_insert_rowid();
+    let mut bulk_state = None;
+    if bulk::wanted(conn, file.path, file.format, opts.bulk)? {
+        bulk_state = Some((bulk::begin(conn, id)?, 0));
+    }
+    Ok((id, bulk_state))
+}
+
+/// Reads `reader` on a second thread and writes its items through `writer` on this one.
+/// When the input breaks, the rows written so far are committed with their counters and
+/// the break is returned.
+fn pipe(
+    writer: &mut Writer<'_>,
+    format: Format,
+    reader: Box<dyn std::io::BufRead + Send>,
+    opts: &ImportOptions,
+) -> Result<()> {
     let read_opts = ReadOptions { pov: opts.pov };
     // Parsing and validation run on a second thread, writing on this one: the two halves
     // cost about the same, so the pipeline nearly halves the wall time on two cores.
@@ -244,7 +307,7 @@ pub fn import_file(
         let reader = scope.spawn(move || {
             let mut batch = Vec::with_capacity(PIPE_BATCH);
             let mut edges = Vec::new();
-            let read = data::read(format, input.reader, read_opts, &mut |item| {
+            let read = data::read(format, reader, read_opts, &mut |item| {
                 // `--analyze`: the features are computed here, beside the parsing, and
                 // written with the row.
                 let features = match &item {
@@ -284,7 +347,13 @@ pub fn import_file(
             return Err(e.into());
         }
         Ok(())
-    })?;
+    })
+}
+
+/// Ends a complete read: finishes the bulk path, stores the counters, drops the games
+/// that left no position, marks the source finished and commits; returns the summary.
+fn finish(mut writer: Writer<'_>, bulk_state: Option<(i64, u64)>) -> Result<ImportSummary> {
+    let source_id = writer.source_id;
     if let Some((after, _)) = bulk_state {
         bulk::finish(&writer.tx, source_id, after, &mut writer.summary)?;
     }
@@ -301,9 +370,7 @@ pub fn import_file(
         [source_id],
     )?;
     writer.tx.commit()?;
-    let mut summary = writer.summary;
-    summary.seconds = started.elapsed().as_secs_f64();
-    Ok(summary)
+    Ok(writer.summary)
 }
 
 /// Copies the counters stored for source `id` into `summary`.
