@@ -26,7 +26,7 @@ use shakmaty::{Chess, Color, Move, Position};
 use chessgraph_core::chess::fen::to_fen;
 use chessgraph_core::chess::moves::uci;
 use chessgraph_core::chess::{game, hash};
-use chessgraph_engine::engines::client::Engine;
+use chessgraph_engine::engines::client::{Engine, EngineFailure};
 use chessgraph_engine::engines::info::{Analysis, parse_info};
 use chessgraph_store::Result;
 
@@ -231,119 +231,207 @@ fn play(
     tc: TimeControl,
     adjudication: &Adjudication,
 ) -> (GameRecord, Option<usize>) {
-    let mut pos = start.clone();
-    let mut moves = Vec::new();
-    let mut keys = vec![hash::key(&pos)];
-    let start_fen = to_fen(start);
-    let (mut clock, increment, period) = match tc {
-        TimeControl::Clock {
-            base,
-            increment,
-            moves,
-        } => ([base; 2], increment, moves),
-        _ => ([Duration::ZERO; 2], Duration::ZERO, None),
-    };
-    let mut evals: Vec<Option<Analysis>> = Vec::new();
-    let record = |moves: Vec<Move>,
-                  evals: &mut Vec<Option<Analysis>>,
-                  white_score: f64,
-                  termination: Termination| GameRecord {
-        number,
-        white,
-        start: start.clone(),
-        moves,
-        evals: std::mem::take(evals),
-        white_score,
-        termination,
-    };
+    let mut game = Game::new(start, number, white, tc);
     for e in engines.iter_mut().flatten() {
         // A failure here shows when that engine is asked for its first move.
         let _ = e.send("ucinewgame").and_then(|()| e.ready());
     }
     loop {
-        // Rules first: the position on the board may already be over.
-        if let Some(end) = game::outcome(&pos, &keys[..keys.len() - 1]) {
-            let why = Termination::Rule(end.termination);
-            return (record(moves, &mut evals, end.white_score(), why), None);
+        if let Some(record) = game.over(adjudication) {
+            return (record, None);
         }
-        if let Some((white_score, why)) = adjudication.verdict(&pos, &evals) {
-            return (record(moves, &mut evals, white_score, why), None);
+        if let Some((record, mover)) = game.next_move(engines) {
+            return (record, Some(mover));
         }
+    }
+}
 
-        let side = pos.turn();
+/// A game in progress: the board, the moves and their evaluations, the position keys
+/// (for repetitions) and the clocks.
+struct Game<'a> {
+    number: usize,
+    /// The engine (0 or 1) that has White.
+    white: usize,
+    start: &'a Chess,
+    start_fen: String,
+    tc: TimeControl,
+    pos: Chess,
+    moves: Vec<Move>,
+    evals: Vec<Option<Analysis>>,
+    keys: Vec<u64>,
+    /// Time left, White's then Black's (zero without a clock).
+    clock: [Duration; 2],
+    increment: Duration,
+    /// Moves per period, if the clock has periods.
+    period: Option<u32>,
+}
+
+impl<'a> Game<'a> {
+    /// The game `number` from `start`, engine `white` having White, no move played.
+    fn new(start: &'a Chess, number: usize, white: usize, tc: TimeControl) -> Game<'a> {
+        let pos = start.clone();
+        let keys = vec![hash::key(&pos)];
+        let (clock, increment, period) = match tc {
+            TimeControl::Clock {
+                base,
+                increment,
+                moves,
+            } => ([base; 2], increment, moves),
+            _ => ([Duration::ZERO; 2], Duration::ZERO, None),
+        };
+        Game {
+            number,
+            white,
+            start,
+            start_fen: to_fen(start),
+            tc,
+            pos,
+            moves: Vec::new(),
+            evals: Vec::new(),
+            keys,
+            clock,
+            increment,
+            period,
+        }
+    }
+
+    /// The record of the game as it ended, its moves and evaluations taken.
+    fn record(&mut self, white_score: f64, termination: Termination) -> GameRecord {
+        GameRecord {
+            number: self.number,
+            white: self.white,
+            start: self.start.clone(),
+            moves: std::mem::take(&mut self.moves),
+            evals: std::mem::take(&mut self.evals),
+            white_score,
+            termination,
+        }
+    }
+
+    /// The game's record when the position on the board ends it, by the rules or by
+    /// adjudication.
+    fn over(&mut self, adjudication: &Adjudication) -> Option<GameRecord> {
+        // Rules first: the position on the board may already be over.
+        if let Some(end) = game::outcome(&self.pos, &self.keys[..self.keys.len() - 1]) {
+            let why = Termination::Rule(end.termination);
+            return Some(self.record(end.white_score(), why));
+        }
+        if let Some((white_score, why)) = adjudication.verdict(&self.pos, &self.evals) {
+            return Some(self.record(white_score, why));
+        }
+        None
+    }
+
+    /// Asks the side to move's engine for its move and plays it; when the engine fails,
+    /// runs out of time or answers an illegal move, the game's record and that engine.
+    fn next_move(&mut self, engines: &mut [Option<Engine>; 2]) -> Option<(GameRecord, usize)> {
+        let side = self.pos.turn();
         let mover = if side == Color::White {
-            white
+            self.white
         } else {
-            1 - white
+            1 - self.white
         };
         let loss = if side == Color::White { 0.0 } else { 1.0 };
         let engine = engines[mover].as_mut().expect("engines started");
-        let mut position = format!("position fen {start_fen}");
-        if !moves.is_empty() {
-            position.push_str(" moves");
-            for &m in &moves {
-                position.push(' ');
-                position.push_str(&uci(&m));
-            }
-        }
-        let (go, timeout) = go_command(tc, &clock, increment, period, moves.len(), side);
-        let sent = Instant::now();
-        // The last exact score of the search (a bound only when there is none), kept for
-        // the PGN's `[%eval]` comments.
-        let (mut exact, mut bound) = (None, None);
-        let answer = engine
-            .send(&position)
-            .and_then(|()| engine.send(&go))
-            .and_then(|()| {
-                engine.wait_for_with("bestmove", timeout, &mut |line| {
-                    if let Ok(Some((a, is_bound))) = parse_info(line) {
-                        *(if is_bound { &mut bound } else { &mut exact }) = Some(a);
-                    }
-                })
-            });
-        let elapsed = sent.elapsed();
+        let position = self.position_command();
+        let (go, timeout) = go_command(
+            self.tc,
+            &self.clock,
+            self.increment,
+            self.period,
+            self.moves.len(),
+            side,
+        );
+        let (answer, eval, elapsed) = think(engine, &position, &go, timeout);
         let line = match answer {
             Ok(line) => line,
             Err(e) => {
-                let why = if matches!(tc, TimeControl::Clock { .. })
-                    && elapsed >= clock[mover_index(side)]
+                let why = if matches!(self.tc, TimeControl::Clock { .. })
+                    && elapsed >= self.clock[mover_index(side)]
                 {
                     Termination::TimeForfeit
                 } else {
                     Termination::EngineFailure(e.to_string())
                 };
-                return (record(moves, &mut evals, loss, why), Some(mover));
+                return Some((self.record(loss, why), mover));
             }
         };
-        if let TimeControl::Clock { .. } = tc {
-            let c = &mut clock[mover_index(side)];
-            if elapsed > *c {
-                return (
-                    record(moves, &mut evals, loss, Termination::TimeForfeit),
-                    Some(mover),
-                );
+        if !self.charge_clock(side, elapsed) {
+            return Some((self.record(loss, Termination::TimeForfeit), mover));
+        }
+        let text = line.split_whitespace().nth(1).unwrap_or("").to_owned();
+        let Some(m) = chessgraph_core::chess::moves::parse_uci(&self.pos, &text) else {
+            return Some((self.record(loss, Termination::IllegalMove(text)), mover));
+        };
+        self.pos.play_unchecked(m);
+        self.moves.push(m);
+        self.evals.push(eval);
+        self.keys.push(hash::key(&self.pos));
+        None
+    }
+
+    /// The `position fen … moves …` command for the board as it stands.
+    fn position_command(&self) -> String {
+        let mut position = format!("position fen {}", self.start_fen);
+        if !self.moves.is_empty() {
+            position.push_str(" moves");
+            for &m in &self.moves {
+                position.push(' ');
+                position.push_str(&uci(&m));
             }
-            *c = *c - elapsed + increment;
+        }
+        position
+    }
+
+    /// Charges `elapsed` to `side`'s clock and adds the increment (and the base time at a
+    /// new period); false when the time ran out. Without a clock, nothing is charged.
+    fn charge_clock(&mut self, side: Color, elapsed: Duration) -> bool {
+        if let TimeControl::Clock { .. } = self.tc {
+            let c = &mut self.clock[mover_index(side)];
+            if elapsed > *c {
+                return false;
+            }
+            *c = *c - elapsed + self.increment;
             // A new period adds the base time again.
-            if let (Some(n), TimeControl::Clock { base, .. }) = (period, tc) {
-                let own_moves = moves.len() / 2 + 1;
-                if own_moves % n as usize == 0 {
+            if let (Some(n), TimeControl::Clock { base, .. }) = (self.period, self.tc) {
+                let own_moves = self.moves.len() / 2 + 1;
+                if own_moves.is_multiple_of(n as usize) {
                     *c += base;
                 }
             }
         }
-        let text = line.split_whitespace().nth(1).unwrap_or("").to_owned();
-        let Some(m) = chessgraph_core::chess::moves::parse_uci(&pos, &text) else {
-            return (
-                record(moves, &mut evals, loss, Termination::IllegalMove(text)),
-                Some(mover),
-            );
-        };
-        pos.play_unchecked(m);
-        moves.push(m);
-        evals.push(exact.or(bound));
-        keys.push(hash::key(&pos));
+        true
     }
+}
+
+/// Sends `position` and `go` to `engine` and waits up to `timeout` for its `bestmove`:
+/// returns the answer, the search's evaluation and the time the engine took.
+fn think(
+    engine: &mut Engine,
+    position: &str,
+    go: &str,
+    timeout: Duration,
+) -> (
+    std::result::Result<String, EngineFailure>,
+    Option<Analysis>,
+    Duration,
+) {
+    let sent = Instant::now();
+    // The last exact score of the search (a bound only when there is none), kept for
+    // the PGN's `[%eval]` comments.
+    let (mut exact, mut bound) = (None, None);
+    let answer = engine
+        .send(position)
+        .and_then(|()| engine.send(go))
+        .and_then(|()| {
+            engine.wait_for_with("bestmove", timeout, &mut |line| {
+                if let Ok(Some((a, is_bound))) = parse_info(line) {
+                    *(if is_bound { &mut bound } else { &mut exact }) = Some(a);
+                }
+            })
+        });
+    let elapsed = sent.elapsed();
+    (answer, exact.or(bound), elapsed)
 }
 
 fn mover_index(side: Color) -> usize {
