@@ -272,7 +272,36 @@ fn increasing_root(f: impl Fn(f64) -> f64, x: f64) -> f64 {
 /// rating instead of the rated players' mean 0 (in its group; other groups keep mean 0).
 pub fn fit(res: &Results, anchor: Option<(usize, f64)>) -> Fit {
     let n = res.len();
-    // Groups: players connected by games.
+    let (group, groups) = connected_groups(res);
+    let reach = reachability(res);
+    let mut ratings = vec![Rating::NoGames; n];
+    let mut anchored = false;
+    for g in 0..groups {
+        let members: Vec<usize> = (0..n).filter(|&i| group[i] == Some(g)).collect();
+        let rated = rated_set(res, &members, &reach);
+        let (r, anchored_here) = rate_set(res, &rated, anchor, &mut ratings);
+        anchored |= anchored_here;
+        let pivot = rated[0];
+        for &x in &members {
+            if rated.contains(&x) {
+                continue;
+            }
+            ratings[x] = outsider_rating(res, x, &rated, &r, &reach, pivot);
+        }
+    }
+    let notes = notes(&ratings, groups, anchor, anchored);
+    Fit {
+        ratings,
+        group,
+        groups,
+        notes,
+    }
+}
+
+/// Groups: players connected by games. Each player's group (`None` without games) and
+/// the number of groups.
+fn connected_groups(res: &Results) -> (Vec<Option<usize>>, usize) {
+    let n = res.len();
     let mut group: Vec<Option<usize>> = vec![None; n];
     let mut groups = 0;
     for s in 0..n {
@@ -291,7 +320,12 @@ pub fn fit(res: &Results, anchor: Option<(usize, f64)>) -> Fit {
         }
         groups += 1;
     }
-    // reach[i][j]: a chain of "scored against" links from i to j.
+    (group, groups)
+}
+
+/// `reach[i][j]`: a chain of "scored against" links from i to j.
+fn reachability(res: &Results) -> Vec<Vec<bool>> {
+    let n = res.len();
     let mut reach: Vec<Vec<bool>> = (0..n)
         .map(|i| (0..n).map(|j| i == j || res.points(i, j) > 0.0).collect())
         .collect();
@@ -305,109 +339,136 @@ pub fn fit(res: &Results, anchor: Option<(usize, f64)>) -> Fit {
             }
         }
     }
-    let mut ratings = vec![Rating::NoGames; n];
-    let mut notes = Vec::new();
-    let mut anchored = false;
-    for g in 0..groups {
-        let members: Vec<usize> = (0..n).filter(|&i| group[i] == Some(g)).collect();
-        // Strongly connected sets; the rated one is the largest (then the one with the
-        // most games inside, then the first).
-        let mut best: Option<(Vec<usize>, f64)> = None;
-        for &i in &members {
-            let set: Vec<usize> = members
-                .iter()
-                .copied()
-                .filter(|&j| reach[i][j] && reach[j][i])
-                .collect();
-            if set[0] != i {
-                continue; // seen from its first member
-            }
-            let inside: f64 = set
-                .iter()
-                .flat_map(|&a| set.iter().map(move |&b| (a, b)))
-                .map(|(a, b)| res.games(a, b))
-                .sum();
-            if best.as_ref().is_none_or(|(b, games)| {
-                set.len() > b.len() || (set.len() == b.len() && inside > *games)
-            }) {
-                best = Some((set, inside));
-            }
+    reach
+}
+
+/// The group's rated players: of its strongly connected sets, the largest (then the one
+/// with the most games inside, then the first).
+fn rated_set(res: &Results, members: &[usize], reach: &[Vec<bool>]) -> Vec<usize> {
+    let mut best: Option<(Vec<usize>, f64)> = None;
+    for &i in members {
+        let set: Vec<usize> = members
+            .iter()
+            .copied()
+            .filter(|&j| reach[i][j] && reach[j][i])
+            .collect();
+        if set[0] != i {
+            continue; // seen from its first member
         }
-        let rated = best.expect("a group has players").0;
-        let (mut r, cov) = newton(res, &rated);
-        let m = rated.len();
-        let anchor_here =
-            anchor.and_then(|(k, elo)| rated.iter().position(|&i| i == k).map(|a| (a, elo)));
-        // Variance of r_a − (mean, or the anchor): A C Aᵀ on the diagonal.
-        let var = |a: usize| -> f64 {
-            match anchor_here {
-                Some((k, _)) => cov[a * m + a] - 2.0 * cov[a * m + k] + cov[k * m + k],
-                None => {
-                    let row: f64 = (0..m).map(|b| cov[a * m + b]).sum();
-                    let all: f64 = cov.iter().sum();
-                    cov[a * m + a] - 2.0 * row / m as f64 + all / (m * m) as f64
-                }
-            }
-        };
-        let shift = match anchor_here {
-            Some((k, elo)) => {
-                anchored = true;
-                elo - r[k]
-            }
-            None => -r.iter().sum::<f64>() / m as f64,
-        };
-        r.iter_mut().for_each(|x| *x += shift);
-        for (a, &i) in rated.iter().enumerate() {
-            ratings[i] = Rating::Rated {
-                elo: r[a],
-                ci95: 1.96 * var(a).max(0.0).sqrt(),
-            };
-        }
-        let pivot = rated[0];
-        for &x in &members {
-            if rated.contains(&x) {
-                continue;
-            }
-            let opponents: Vec<(f64, f64)> = rated
-                .iter()
-                .zip(&r)
-                .filter(|&(&j, _)| res.games(x, j) > 0.0)
-                .map(|(&j, &rj)| (res.games(x, j), rj))
-                .collect();
-            let around = r.iter().sum::<f64>() / m as f64;
-            if reach[x][pivot] {
-                let lower = (!opponents.is_empty()).then(|| {
-                    increasing_root(
-                        |v| {
-                            opponents
-                                .iter()
-                                .map(|&(k, rj)| k * ln_sigmoid(C * (v - rj)))
-                                .sum::<f64>()
-                                + LR_95
-                        },
-                        around,
-                    )
-                });
-                ratings[x] = Rating::Above { lower };
-            } else if reach[pivot][x] {
-                let upper = (!opponents.is_empty()).then(|| {
-                    increasing_root(
-                        |v| {
-                            -opponents
-                                .iter()
-                                .map(|&(k, rj)| k * ln_sigmoid(C * (rj - v)))
-                                .sum::<f64>()
-                                - LR_95
-                        },
-                        around,
-                    )
-                });
-                ratings[x] = Rating::Below { upper };
-            } else {
-                ratings[x] = Rating::NotComparable;
-            }
+        let inside: f64 = set
+            .iter()
+            .flat_map(|&a| set.iter().map(move |&b| (a, b)))
+            .map(|(a, b)| res.games(a, b))
+            .sum();
+        if best.as_ref().is_none_or(|(b, games)| {
+            set.len() > b.len() || (set.len() == b.len() && inside > *games)
+        }) {
+            best = Some((set, inside));
         }
     }
+    best.expect("a group has players").0
+}
+
+/// Rates the strongly connected set `rated` into `ratings`, shifted to the anchor's Elo
+/// when the anchor is among them, else to mean 0; returns the shifted ratings (in the
+/// order of `rated`) and whether the anchor was used.
+fn rate_set(
+    res: &Results,
+    rated: &[usize],
+    anchor: Option<(usize, f64)>,
+    ratings: &mut [Rating],
+) -> (Vec<f64>, bool) {
+    let (mut r, cov) = newton(res, rated);
+    let m = rated.len();
+    let anchor_here =
+        anchor.and_then(|(k, elo)| rated.iter().position(|&i| i == k).map(|a| (a, elo)));
+    // Variance of r_a − (mean, or the anchor): A C Aᵀ on the diagonal.
+    let var = |a: usize| -> f64 {
+        match anchor_here {
+            Some((k, _)) => cov[a * m + a] - 2.0 * cov[a * m + k] + cov[k * m + k],
+            None => {
+                let row: f64 = (0..m).map(|b| cov[a * m + b]).sum();
+                let all: f64 = cov.iter().sum();
+                cov[a * m + a] - 2.0 * row / m as f64 + all / (m * m) as f64
+            }
+        }
+    };
+    let shift = match anchor_here {
+        Some((k, elo)) => elo - r[k],
+        None => -r.iter().sum::<f64>() / m as f64,
+    };
+    r.iter_mut().for_each(|x| *x += shift);
+    for (a, &i) in rated.iter().enumerate() {
+        ratings[i] = Rating::Rated {
+            elo: r[a],
+            ci95: 1.96 * var(a).max(0.0).sqrt(),
+        };
+    }
+    (r, anchor_here.is_some())
+}
+
+/// The rating of `x`, a group member outside the rated set (`rated` at ratings `r`,
+/// `pivot` one of them): `+∞` with its likelihood-ratio lower bound when it reaches the
+/// rated set by "scored against" links, `−∞` with its upper bound when reached from it,
+/// else not comparable.
+fn outsider_rating(
+    res: &Results,
+    x: usize,
+    rated: &[usize],
+    r: &[f64],
+    reach: &[Vec<bool>],
+    pivot: usize,
+) -> Rating {
+    let m = rated.len();
+    let opponents: Vec<(f64, f64)> = rated
+        .iter()
+        .zip(r)
+        .filter(|&(&j, _)| res.games(x, j) > 0.0)
+        .map(|(&j, &rj)| (res.games(x, j), rj))
+        .collect();
+    let around = r.iter().sum::<f64>() / m as f64;
+    if reach[x][pivot] {
+        let lower = (!opponents.is_empty()).then(|| {
+            increasing_root(
+                |v| {
+                    opponents
+                        .iter()
+                        .map(|&(k, rj)| k * ln_sigmoid(C * (v - rj)))
+                        .sum::<f64>()
+                        + LR_95
+                },
+                around,
+            )
+        });
+        Rating::Above { lower }
+    } else if reach[pivot][x] {
+        let upper = (!opponents.is_empty()).then(|| {
+            increasing_root(
+                |v| {
+                    -opponents
+                        .iter()
+                        .map(|&(k, rj)| k * ln_sigmoid(C * (rj - v)))
+                        .sum::<f64>()
+                        - LR_95
+                },
+                around,
+            )
+        });
+        Rating::Below { upper }
+    } else {
+        Rating::NotComparable
+    }
+}
+
+/// Explanations, for people, of the degenerate cases present in the fit: several groups,
+/// an anchor without a finite rating, infinite, incomparable and unrated players.
+fn notes(
+    ratings: &[Rating],
+    groups: usize,
+    anchor: Option<(usize, f64)>,
+    anchored: bool,
+) -> Vec<String> {
+    let mut notes = Vec::new();
     if groups > 1 {
         notes.push(format!(
             "the games split the players into {groups} groups with no games between them: \
@@ -443,12 +504,7 @@ pub fn fit(res: &Results, anchor: Option<(usize, f64)>) -> Fit {
     if has(|r| matches!(r, Rating::NoGames)) {
         notes.push("players without games have no rating".into());
     }
-    Fit {
-        ratings,
-        group,
-        groups,
-        notes,
-    }
+    notes
 }
 
 #[cfg(test)]

@@ -230,6 +230,38 @@ pub fn run(
     let start = Instant::now();
     let meta = split::meta(conn)?;
     let seed = opts.seed.unwrap_or(meta.seed);
+    let games = decisive_games(conn)?;
+    let total = games.len();
+    let (samples, collected) = examples::collect(&games, meta.with_seed(seed), &mut |done| {
+        progress(done, total)
+    });
+    let build_time = start.elapsed();
+    let train: Vec<&Sample> = samples.iter().filter(|s| s.part == Part::Train).collect();
+    let held: Vec<&Sample> = samples.iter().filter(|s| s.part != Part::Train).collect();
+    let fit_start = Instant::now();
+    let fitted = fit(&train, opts)?;
+    let fit_time = fit_start.elapsed();
+    let train_m = MoveMetrics::of(&fitted.model, train.iter().copied());
+    let test_m = (!held.is_empty()).then(|| MoveMetrics::of(&fitted.model, held.iter().copied()));
+    let mut record = fit_record(&fitted, opts, seed, &collected, train_m, test_m);
+    record.id = super::store(conn, &record)?;
+    let mut moves = MovesFit {
+        model: fitted.model,
+        record,
+        collected,
+        train: train_m,
+        test: test_m,
+        build_time,
+        fit_time,
+        iterations: fitted.iterations,
+        converged: fitted.converged,
+    };
+    stamp_provenance(conn, &mut moves, db_name, opts)?;
+    Ok(moves)
+}
+
+/// The decisive games stored; an error saying why when there are none.
+fn decisive_games(conn: &Connection) -> Result<Vec<chessgraph_store::games::StoredGame>> {
     let games = chessgraph_store::games::decisive_games(conn)?;
     if games.is_empty() {
         let all = chessgraph_store::games::count(conn)?;
@@ -240,19 +272,20 @@ pub fn run(
         })
         .into());
     }
-    let total = games.len();
-    let (samples, collected) = examples::collect(&games, meta.with_seed(seed), &mut |done| {
-        progress(done, total)
-    });
-    let build_time = start.elapsed();
-    let train: Vec<&Sample> = samples.iter().filter(|s| s.part == Part::Train).collect();
-    let held: Vec<&Sample> = samples.iter().filter(|s| s.part != Part::Train).collect();
-    let fit_start = Instant::now();
-    let fitted = fit(&train, opts)?;
-    let mut model = fitted.model;
-    let fit_time = fit_start.elapsed();
-    let train_m = MoveMetrics::of(&model, train.iter().copied());
-    let test_m = (!held.is_empty()).then(|| MoveMetrics::of(&model, held.iter().copied()));
+    Ok(games)
+}
+
+/// What `fits` stores of a move fit (its id still 0): the coefficients with their
+/// standard errors, the part sizes and the measures.
+fn fit_record(
+    fitted: &Fitted,
+    opts: &MovesOptions,
+    seed: i64,
+    collected: &Collected,
+    train_m: MoveMetrics,
+    test_m: Option<MoveMetrics>,
+) -> FitRecord {
+    let model = &fitted.model;
     let names = encoding::names();
     let estimates = std::iter::once(model.intercept).chain(model.columns());
     let coefficients = std::iter::once("intercept".to_string())
@@ -265,7 +298,7 @@ pub fn run(
             statistic: estimate / std_error,
         })
         .collect();
-    let mut record = FitRecord {
+    FitRecord {
         id: 0,
         kind: "logistic",
         target: Target::WinnerMove,
@@ -285,42 +318,41 @@ pub fn run(
             "games": collected.decisive_games,
             "missing_moves": collected.missing,
         }),
-    };
-    record.id = super::store(conn, &record)?;
-    let p = &mut model.provenance;
+    }
+}
+
+/// Fills the stored fit's model provenance: the database, the fit's id and date, the
+/// method and its settings, what the games gave and the measures.
+fn stamp_provenance(
+    conn: &Connection,
+    moves: &mut MovesFit,
+    db_name: &str,
+    opts: &MovesOptions,
+) -> Result<()> {
+    let p = &mut moves.model.provenance;
     p.insert("db".into(), db_name.into());
-    p.insert("fit_id".into(), record.id.into());
+    p.insert("fit_id".into(), moves.record.id.into());
     p.insert(
         "date".into(),
-        chessgraph_store::games::fit_created_at(conn, record.id)?.into(),
+        chessgraph_store::games::fit_created_at(conn, moves.record.id)?.into(),
     );
     p.insert(
         "method".into(),
         "logistic regression, L2 penalty alpha on the summed log-loss, Newton's method".into(),
     );
     p.insert("alpha".into(), opts.alpha.into());
-    p.insert("split_seed".into(), seed.into());
+    p.insert("split_seed".into(), moves.record.seed.into());
     p.insert(
         "collected".into(),
-        serde_json::to_value(&collected).expect("counts"),
+        serde_json::to_value(&moves.collected).expect("counts"),
     );
     p.insert(
         "train".into(),
-        serde_json::to_value(train_m).expect("numbers"),
+        serde_json::to_value(moves.train).expect("numbers"),
     );
     p.insert(
         "held_out".into(),
-        serde_json::to_value(test_m).expect("numbers"),
+        serde_json::to_value(moves.test).expect("numbers"),
     );
-    Ok(MovesFit {
-        model,
-        record,
-        collected,
-        train: train_m,
-        test: test_m,
-        build_time,
-        fit_time,
-        iterations: fitted.iterations,
-        converged: fitted.converged,
-    })
+    Ok(())
 }

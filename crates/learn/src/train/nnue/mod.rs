@@ -181,6 +181,40 @@ pub fn train(
     opts: &Options,
     progress: &mut dyn FnMut(Progress),
 ) -> std::result::Result<Trained, TrainError> {
+    check_options(train, opts)?;
+    let params = initial_params(opts)?;
+    let mut trainer = Trainer::new(train, opts, params);
+    let mut order: Vec<u32> = (0..train.len() as u32).collect();
+    let mut epochs = Vec::new();
+    let mut best: Option<(f64, usize, Params)> = None;
+    for epoch in 1..=opts.epochs {
+        let e = trainer.epoch(epoch, &mut order, valid, progress);
+        progress(Progress::Epoch(e.clone()));
+        let valid_loss = e.valid_loss;
+        epochs.push(e);
+        // Without a validation part the last epoch is kept.
+        let score = if valid.is_empty() {
+            -(epoch as f64)
+        } else {
+            valid_loss
+        };
+        if best.as_ref().is_none_or(|(l, ..)| score < *l) {
+            best = Some((score, epoch, trainer.params.clone()));
+        }
+    }
+    let (_, best_epoch, best_params) = best.expect("at least one epoch ran");
+    let network = best_params.quantize(opts.qb, serde_json::Value::Null);
+    Ok(Trained {
+        valid: measure(&network, valid, opts),
+        test: measure(&network, test, opts),
+        network,
+        epochs,
+        best_epoch,
+    })
+}
+
+/// Refuses an empty train part and settings out of range.
+fn check_options(train: &[Sample], opts: &Options) -> std::result::Result<(), TrainError> {
     if train.is_empty() {
         return Err(TrainError::NoTraining);
     }
@@ -193,117 +227,150 @@ pub fn train(
     if opts.batch == 0 || opts.epochs == 0 {
         return Err(TrainError::ZeroBatchOrEpochs);
     }
-    let threads = rayon::current_num_threads().max(1);
+    Ok(())
+}
+
+/// The starting weights: random ones (seeded), or the starting network's when it has the
+/// shape asked for (an error when it has another).
+fn initial_params(opts: &Options) -> std::result::Result<Params, TrainError> {
     let set = opts.features;
-    let mut params = match &opts.init {
-        None => Params::init(set, opts.hidden, opts.buckets, opts.seed),
+    match &opts.init {
+        None => Ok(Params::init(set, opts.hidden, opts.buckets, opts.seed)),
         Some(net)
             if net.features() == set
                 && net.hidden() == opts.hidden
                 && net.buckets() == opts.buckets =>
         {
-            Params::from_network(net)
+            Ok(Params::from_network(net))
         }
-        Some(net) => {
-            return Err(TrainError::InitShape {
-                have: (net.features().inputs(), net.hidden(), net.buckets()),
-                want: (set.inputs(), opts.hidden, opts.buckets),
-            });
-        }
-    };
-    let mut adam = AdamW::new(&params, opts.weight_decay);
-    let mut rng = SplitMix(opts.seed ^ 0x5eed);
-    let mut order: Vec<u32> = (0..train.len() as u32).collect();
-    let batches = train.len().div_ceil(opts.batch);
-    let total_steps = batches * opts.epochs;
-    let mut epochs = Vec::new();
-    let mut best: Option<(f64, usize, Params)> = None;
-    let mut batch_buf: Vec<Sample> = Vec::with_capacity(opts.batch);
+        Some(net) => Err(TrainError::InitShape {
+            have: (net.features().inputs(), net.hidden(), net.buckets()),
+            want: (set.inputs(), opts.hidden, opts.buckets),
+        }),
+    }
+}
+
+/// The state of a training run across batches: the weights, the optimizer, the
+/// generator (shuffling and mirroring) and the per-thread buffers.
+struct Trainer<'a> {
+    train: &'a [Sample],
+    opts: &'a Options,
+    threads: usize,
+    params: Params,
+    adam: AdamW,
+    rng: SplitMix,
+    /// Mini-batches per epoch and over the whole run (for the learning rate).
+    batches: usize,
+    total_steps: usize,
+    batch_buf: Vec<Sample>,
     // One gradient, scratch and loss per thread, kept across batches.
-    let mut grads: Vec<Gradient> = (0..threads).map(|_| Gradient::new(&params)).collect();
-    let mut scratches: Vec<Scratch> = (0..threads)
-        .map(|_| Scratch::new(set, opts.hidden))
-        .collect();
-    let mut losses: Vec<f64> = Vec::with_capacity(threads);
-    for epoch in 1..=opts.epochs {
-        shuffle(&mut order, &mut rng);
+    grads: Vec<Gradient>,
+    scratches: Vec<Scratch>,
+    losses: Vec<f64>,
+}
+
+impl<'a> Trainer<'a> {
+    /// A trainer of `params` on `train` with one buffer of each kind per rayon thread.
+    fn new(train: &'a [Sample], opts: &'a Options, params: Params) -> Trainer<'a> {
+        let threads = rayon::current_num_threads().max(1);
+        let adam = AdamW::new(&params, opts.weight_decay);
+        let batches = train.len().div_ceil(opts.batch);
+        Trainer {
+            train,
+            opts,
+            threads,
+            adam,
+            rng: SplitMix(opts.seed ^ 0x5eed),
+            batches,
+            total_steps: batches * opts.epochs,
+            batch_buf: Vec::with_capacity(opts.batch),
+            grads: (0..threads).map(|_| Gradient::new(&params)).collect(),
+            scratches: (0..threads)
+                .map(|_| Scratch::new(opts.features, opts.hidden))
+                .collect(),
+            losses: Vec::with_capacity(threads),
+            params,
+        }
+    }
+
+    /// One pass over the training part in a fresh shuffle of `order`, then the
+    /// validation loss: the epoch's figures. `progress` receives each batch.
+    fn epoch(
+        &mut self,
+        epoch: usize,
+        order: &mut [u32],
+        valid: &[Sample],
+        progress: &mut dyn FnMut(Progress),
+    ) -> Epoch {
+        let opts = self.opts;
+        shuffle(order, &mut self.rng);
         let started = Instant::now();
         let mut loss_sum = 0.0;
         let mut lr = opts.lr;
         for (b, idx) in order.chunks(opts.batch).enumerate() {
-            batch_buf.clear();
-            batch_buf.extend(idx.iter().map(|&i| {
-                let s = train[i as usize];
-                if opts.mirror && rng.next_u64() & 1 == 1 {
-                    s.mirrored_files()
-                } else {
-                    s
-                }
-            }));
-            let chunk = batch_buf.len().div_ceil(threads);
-            let used = batch_buf.len().div_ceil(chunk);
-            batch_buf
-                .par_chunks(chunk)
-                .zip(grads.par_iter_mut().zip(scratches.par_iter_mut()))
-                .map(|(c, (g, scratch))| {
-                    g.clear();
-                    params.backward(c, opts.k, opts.lambda, g, scratch)
-                })
-                .collect_into_vec(&mut losses);
-            loss_sum += losses.iter().sum::<f64>();
             lr = cosine_lr(
                 opts.lr,
                 opts.final_lr,
-                (epoch - 1) * batches + b,
-                total_steps,
+                (epoch - 1) * self.batches + b,
+                self.total_steps,
             );
-            let scale = 1.0 / batch_buf.len() as f32;
-            // The chunks' gradients are summed in chunk order (deterministic).
-            adam.step(
-                &mut params,
-                &grads[..used],
-                scale,
-                lr,
-                chessgraph_engine::nnue::WEIGHT_CLIP,
-                chessgraph_engine::nnue::out_weight_clip(opts.qb),
-            );
+            loss_sum += self.step(idx, lr);
             progress(Progress::Batch(
                 epoch,
                 b + 1,
-                batches,
+                self.batches,
                 loss_sum / ((b * opts.batch + idx.len()) as f64),
             ));
         }
         let seconds = started.elapsed().as_secs_f64();
-        let valid_loss = float_loss(&params, valid, opts);
-        let e = Epoch {
+        Epoch {
             epoch,
-            train_loss: loss_sum / train.len() as f64,
-            valid_loss,
+            train_loss: loss_sum / self.train.len() as f64,
+            valid_loss: float_loss(&self.params, valid, opts),
             lr,
-            positions_per_s: train.len() as f64 / seconds.max(1e-9),
-        };
-        progress(Progress::Epoch(e.clone()));
-        epochs.push(e);
-        // Without a validation part the last epoch is kept.
-        let score = if valid.is_empty() {
-            -(epoch as f64)
-        } else {
-            valid_loss
-        };
-        if best.as_ref().is_none_or(|(l, ..)| score < *l) {
-            best = Some((score, epoch, params.clone()));
+            positions_per_s: self.train.len() as f64 / seconds.max(1e-9),
         }
     }
-    let (_, best_epoch, best_params) = best.expect("at least one epoch ran");
-    let network = best_params.quantize(opts.qb, serde_json::Value::Null);
-    Ok(Trained {
-        valid: measure(&network, valid, opts),
-        test: measure(&network, test, opts),
-        network,
-        epochs,
-        best_epoch,
-    })
+
+    /// One mini-batch of the samples at `idx` (each mirrored with probability ½ when
+    /// asked): forward and backward on every thread, then an AdamW step at rate `lr`.
+    /// Returns the batch's summed loss.
+    fn step(&mut self, idx: &[u32], lr: f32) -> f64 {
+        let opts = self.opts;
+        let (train, rng) = (self.train, &mut self.rng);
+        self.batch_buf.clear();
+        self.batch_buf.extend(idx.iter().map(|&i| {
+            let s = train[i as usize];
+            if opts.mirror && rng.next_u64() & 1 == 1 {
+                s.mirrored_files()
+            } else {
+                s
+            }
+        }));
+        let chunk = self.batch_buf.len().div_ceil(self.threads);
+        let used = self.batch_buf.len().div_ceil(chunk);
+        let params = &self.params;
+        self.batch_buf
+            .par_chunks(chunk)
+            .zip(self.grads.par_iter_mut().zip(self.scratches.par_iter_mut()))
+            .map(|(c, (g, scratch))| {
+                g.clear();
+                params.backward(c, opts.k, opts.lambda, g, scratch)
+            })
+            .collect_into_vec(&mut self.losses);
+        let loss = self.losses.iter().sum::<f64>();
+        let scale = 1.0 / self.batch_buf.len() as f32;
+        // The chunks' gradients are summed in chunk order (deterministic).
+        self.adam.step(
+            &mut self.params,
+            &self.grads[..used],
+            scale,
+            lr,
+            chessgraph_engine::nnue::WEIGHT_CLIP,
+            chessgraph_engine::nnue::out_weight_clip(opts.qb),
+        );
+        loss
+    }
 }
 
 /// Fisher–Yates with the trainer's generator.
