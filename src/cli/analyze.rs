@@ -16,7 +16,7 @@ pub struct Args {
     #[arg(long, default_value_t = 20_000)]
     chunk_size: usize,
     /// Which graph edges to store: all, attacks only, or none (a much smaller database; `export data` still computes the whole graph).
-    #[arg(long, value_parser = super::one_of(&EdgeMode::ALL, EdgeMode::as_str), default_value = "all")]
+    #[arg(long, value_parser = super::values::one_of(&EdgeMode::ALL, EdgeMode::as_str), default_value = "all")]
     edges: EdgeMode,
     /// No progress bar.
     #[arg(long, short)]

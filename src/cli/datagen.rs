@@ -20,10 +20,10 @@ pub struct Args {
     #[arg(long, default_value_t = 100, value_name = "N")]
     games: u64,
     /// Nodes searched per move.
-    #[arg(long, default_value_t = 5000, value_name = "N")]
+    #[arg(long, default_value_t = 5000, value_name = "N", value_parser = super::values::at_least_one::<u64>)]
     nodes: u64,
     /// Search each move to this depth instead of a node count.
-    #[arg(long, value_name = "D")]
+    #[arg(long, value_name = "D", value_parser = super::values::at_least_one::<u32>)]
     depth: Option<u32>,
     /// Random plies from the start position that open each game (when no --openings).
     #[arg(long, default_value_t = 8, value_name = "N")]
@@ -35,16 +35,16 @@ pub struct Args {
     #[arg(long, default_value = chessgraph_engine::eval::DEFAULT_EVALUATOR)]
     evaluator: String,
     /// Worker threads, one game each [default: all cores].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::values::at_least_one::<usize>)]
     threads: Option<usize>,
     /// Seed of the random openings.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Hash table per worker, MiB.
-    #[arg(long, default_value_t = 16, value_name = "MIB")]
+    #[arg(long, default_value_t = 16, value_name = "MIB", value_parser = super::values::hash_mib)]
     hash: usize,
     /// Adjudicate a win once the score stays at or beyond this many centipawns for 6 plies.
-    #[arg(long, default_value_t = 1000, value_name = "CP")]
+    #[arg(long, default_value_t = 1000, value_name = "CP", value_parser = super::values::positive::<i32>)]
     win_cp: i32,
     /// Draw games longer than this many plies.
     #[arg(long, default_value_t = 400, value_name = "N")]
@@ -56,18 +56,9 @@ pub struct Args {
 
 /// Runs `chessgraph datagen`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    anyhow::ensure!(args.nodes >= 1, "--nodes must be at least 1");
-    anyhow::ensure!(args.depth != Some(0), "--depth must be at least 1");
-    anyhow::ensure!(args.win_cp > 0, "--win-cp must be positive");
-    // Each worker allocates its table up front: a size the machine cannot give would abort.
-    anyhow::ensure!(
-        (1..=4096).contains(&args.hash),
-        "--hash must be 1 to 4096 MiB per worker"
-    );
     let threads = args.threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
-    anyhow::ensure!(threads >= 1, "--threads must be at least 1");
     let evaluator = chessgraph_store::evaluators::resolve(db_path, &args.evaluator)
         .with_context(|| format!("--evaluator {}", args.evaluator))?;
     let openings = match &args.openings {
@@ -82,22 +73,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         max_plies: args.max_plies,
         ..Options::default()
     };
-    // The settings name the source: the same command resumes it, other settings start another.
-    let source_name = format!(
-        "datagen:evaluator={},{},openings={},seed={},win-cp={},max-plies={}",
-        args.evaluator,
-        match args.depth {
-            Some(d) => format!("depth={d}"),
-            None => format!("nodes={}", args.nodes),
-        },
-        match &args.openings {
-            Some(p) => p.display().to_string(),
-            None => format!("random-{}", args.random_plies),
-        },
-        args.seed,
-        args.win_cp,
-        args.max_plies
-    );
+    let source_name = source_name(&args);
     let mut conn = super::open_db(db_path)?;
     super::settle_imports(&mut conn, db_path)?;
     let used = chessgraph_store::import::game_starts(&conn)?;
@@ -158,6 +134,38 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
             todo.len()
         );
     }
+    print_summary(&mut out, &counts, &endings, played, secs, &summary)
+}
+
+/// The source's name: the settings, so that the same command resumes it and other
+/// settings start another.
+fn source_name(args: &Args) -> String {
+    format!(
+        "datagen:evaluator={},{},openings={},seed={},win-cp={},max-plies={}",
+        args.evaluator,
+        match args.depth {
+            Some(d) => format!("depth={d}"),
+            None => format!("nodes={}", args.nodes),
+        },
+        match &args.openings {
+            Some(p) => p.display().to_string(),
+            None => format!("random-{}", args.random_plies),
+        },
+        args.seed,
+        args.win_cp,
+        args.max_plies
+    )
+}
+
+/// The filters' counts, the games' endings and the rates.
+fn print_summary(
+    out: &mut impl Write,
+    counts: &Counts,
+    endings: &std::collections::BTreeMap<&str, u64>,
+    played: u64,
+    secs: f64,
+    summary: &chessgraph_store::import::ImportSummary,
+) -> anyhow::Result<()> {
     writeln!(
         out,
         "searched {} positions: kept {}, left out {} in check, {} with a capture or promotion as best move, {} with a mate score",

@@ -6,7 +6,7 @@ use super::progress::{Progress, Unit};
 use anyhow::Context;
 use chessgraph_core::data::{Format, Pov};
 use chessgraph_engine::uci::output::error_chain;
-use chessgraph_store::import::{BulkMode, ImportOptions};
+use chessgraph_store::import::{BulkMode, ImportOptions, ImportSummary};
 
 /// Arguments of `chessgraph import`.
 #[derive(clap::Args)]
@@ -15,19 +15,19 @@ pub struct Args {
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Input format, when the file name does not tell (required for `-`).
-    #[arg(long, value_parser = super::one_of(&Format::ALL, Format::as_str))]
+    #[arg(long, value_parser = super::values::one_of(&Format::ALL, Format::as_str))]
     format: Option<Format>,
     /// Whose point of view CSV evaluations use (EPD `ce` is always side to move, PGN and Lichess evaluations White).
-    #[arg(long, value_parser = super::one_of(&Pov::ALL, Pov::as_str), default_value = "white")]
+    #[arg(long, value_parser = super::values::one_of(&Pov::ALL, Pov::as_str), default_value = "white")]
     pov: Pov,
     /// Read a file again even if it was imported completely before.
     #[arg(long)]
     force: bool,
     /// Rows per transaction.
-    #[arg(long, default_value_t = 50_000)]
+    #[arg(long, default_value_t = 50_000, value_parser = super::values::at_least_one::<usize>)]
     batch_size: usize,
     /// Append rows and find duplicates once at the end (CSV, EPD, Lichess): `auto` for a file of 8 MiB or more into a database holding fewer positions than its bytes / 16.
-    #[arg(long, value_parser = super::one_of(&BulkMode::ALL, BulkMode::as_str), default_value = "auto")]
+    #[arg(long, value_parser = super::values::one_of(&BulkMode::ALL, BulkMode::as_str), default_value = "auto")]
     bulk: BulkMode,
     /// Compute the features of the new positions in the same pass (as `analyze --edges none` would afterwards).
     #[arg(long)]
@@ -41,32 +41,8 @@ pub struct Args {
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     // A file that cannot be opened fails before the database is touched: with no input at
     // all, no database is created.
-    let mut failed = Vec::new();
-    let mut readable = Vec::new();
-    for file in &args.files {
-        if file == Path::new("-") {
-            readable.push(file);
-            continue;
-        }
-        let opened = std::fs::File::open(file).and_then(|f| f.metadata());
-        match opened {
-            Ok(meta) if !meta.is_dir() => readable.push(file),
-            _ => {
-                let reason = match opened {
-                    Err(e) => format!("cannot open {}: {e}", file.display()),
-                    Ok(_) => format!(
-                        "{} is a directory: give the files in it (e.g. {}/*.pgn)",
-                        file.display(),
-                        file.display()
-                    ),
-                };
-                if args.files.len() > 1 {
-                    warn!("chessgraph: error: {reason}");
-                }
-                failed.push((file.display().to_string(), reason));
-            }
-        }
-    }
+    let many = args.files.len() > 1;
+    let (readable, mut failed) = openable(&args.files);
     if readable.is_empty() {
         return Err(nothing_read(&failed, args.files.len()));
     }
@@ -99,54 +75,16 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
                 } else {
                     format!("{name}: {chain}")
                 };
-                if args.files.len() > 1 {
+                if many {
                     warn!("chessgraph: error: {reason}");
                 }
                 failed.push((name, reason));
                 continue;
             }
         };
-        if summary.already_imported {
-            say!(
-                "{}: already imported completely as source {} ({} rows); nothing added (use --force to read it again)",
-                file.display(),
-                summary.source_id,
-                summary.rows_read
-            )?;
-            continue;
-        }
-        say!(
-            "{}: {} rows read, {} imported, {} duplicates, {} rejected{} in {:.2} s ({:.0} rows/s){}",
-            file.display(),
-            summary.rows_read,
-            summary.imported,
-            summary.duplicates,
-            summary.rejected,
-            if summary.games > 0 {
-                format!(", {}", super::plural(summary.games as u64, "game"))
-            } else {
-                String::new()
-            },
-            summary.seconds,
-            summary.rows_per_second(),
-            if summary.resumed {
-                " [resumed an unfinished import]"
-            } else {
-                ""
-            },
-        )?;
-        for reject in &summary.first_rejects {
-            say!("  {}:{}: {}", file.display(), reject.line, reject.reason)?;
-        }
-        if summary.rejected > summary.first_rejects.len() as u64 {
-            say!(
-                "  … {} more: SELECT line, reason, text FROM import_errors WHERE source_id = {}",
-                summary.rejected - summary.first_rejects.len() as u64,
-                summary.source_id
-            )?;
-        }
+        print_summary(file, &summary)?;
         // Nothing usable (every row rejected, or no row at all) fails the file.
-        if summary.imported + summary.duplicates == 0 {
+        if !summary.already_imported && summary.imported + summary.duplicates == 0 {
             failed.push((
                 file.display().to_string(),
                 format!("nothing could be read from {}", file.display()),
@@ -155,6 +93,81 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     }
     if !failed.is_empty() {
         return Err(nothing_read(&failed, args.files.len()));
+    }
+    Ok(())
+}
+
+/// The files that can be opened (`-` included), and (file, reason) for the others, each
+/// said at once when there are several.
+fn openable(files: &[PathBuf]) -> (Vec<&Path>, Vec<(String, String)>) {
+    let mut failed = Vec::new();
+    let mut readable = Vec::new();
+    for file in files {
+        if file == Path::new("-") {
+            readable.push(file.as_path());
+            continue;
+        }
+        let opened = std::fs::File::open(file).and_then(|f| f.metadata());
+        let reason = match opened {
+            Ok(meta) if !meta.is_dir() => {
+                readable.push(file.as_path());
+                continue;
+            }
+            Err(e) => format!("cannot open {}: {e}", file.display()),
+            Ok(_) => format!(
+                "{} is a directory: give the files in it (e.g. {}/*.pgn)",
+                file.display(),
+                file.display()
+            ),
+        };
+        if files.len() > 1 {
+            warn!("chessgraph: error: {reason}");
+        }
+        failed.push((file.display().to_string(), reason));
+    }
+    (readable, failed)
+}
+
+/// The file's one line (or that it was imported before), and its first rejected rows.
+fn print_summary(file: &Path, summary: &ImportSummary) -> anyhow::Result<()> {
+    if summary.already_imported {
+        say!(
+            "{}: already imported completely as source {} ({} rows); nothing added (use --force to read it again)",
+            file.display(),
+            summary.source_id,
+            summary.rows_read
+        )?;
+        return Ok(());
+    }
+    say!(
+        "{}: {} rows read, {} imported, {} duplicates, {} rejected{} in {:.2} s ({:.0} rows/s){}",
+        file.display(),
+        summary.rows_read,
+        summary.imported,
+        summary.duplicates,
+        summary.rejected,
+        if summary.games > 0 {
+            format!(", {}", super::plural(summary.games, "game"))
+        } else {
+            String::new()
+        },
+        summary.seconds,
+        summary.rows_per_second(),
+        if summary.resumed {
+            " [resumed an unfinished import]"
+        } else {
+            ""
+        },
+    )?;
+    for reject in &summary.first_rejects {
+        say!("  {}:{}: {}", file.display(), reject.line, reject.reason)?;
+    }
+    if summary.rejected > summary.first_rejects.len() as u64 {
+        say!(
+            "  … {} more: SELECT line, reason, text FROM import_errors WHERE source_id = {}",
+            summary.rejected - summary.first_rejects.len() as u64,
+            summary.source_id
+        )?;
     }
     Ok(())
 }

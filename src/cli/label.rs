@@ -25,20 +25,21 @@ pub struct Args {
         long,
         default_value_t = 5000,
         value_name = "N",
-        conflicts_with = "depth"
+        conflicts_with = "depth",
+        value_parser = super::values::at_least_one::<u64>
     )]
     nodes: u64,
     /// Depth per position instead of a node count.
-    #[arg(long, value_name = "D")]
+    #[arg(long, value_name = "D", value_parser = super::values::at_least_one::<u32>)]
     depth: Option<u32>,
     /// Engine processes in parallel [default: all cores].
-    #[arg(long, value_name = "J")]
+    #[arg(long, value_name = "J", value_parser = super::values::at_least_one::<usize>)]
     jobs: Option<usize>,
     /// UCI option for every engine, NAME=VALUE (repeatable); Threads=1 and Hash=16 unless given.
-    #[arg(long = "option", value_name = "NAME=VALUE")]
-    options: Vec<String>,
+    #[arg(long = "option", value_name = "NAME=VALUE", value_parser = super::values::uci_option)]
+    options: Vec<(String, String)>,
     /// Seconds to wait for an engine's answer before restarting it.
-    #[arg(long, default_value_t = 30.0, value_name = "S")]
+    #[arg(long, default_value_t = 30.0, value_name = "S", value_parser = super::values::positive::<f64>)]
     timeout: f64,
     /// Only positions first stored by these sources: an id (see `chessgraph stats`) or the beginning of their paths, e.g. `datagen`.
     #[arg(long, value_name = "ID|PREFIX")]
@@ -60,36 +61,15 @@ pub struct Args {
 /// Runs `chessgraph label`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let command = command::parse("--engine", &args.engine, db_path)?;
-    anyhow::ensure!(
-        args.timeout.is_finite() && args.timeout > 0.0,
-        "--timeout must be positive"
-    );
-    anyhow::ensure!(args.nodes >= 1, "--nodes must be at least 1");
-    anyhow::ensure!(args.depth != Some(0), "--depth must be at least 1");
     let name = match &args.name {
-        Some(n) if n.trim().is_empty() || n.contains(',') => {
-            anyhow::bail!("--name must be non-empty and without commas")
-        }
-        Some(n) if n == labels::IMPORTED => {
-            anyhow::bail!("--name {n:?} is the positions' own label; choose another name")
-        }
         Some(n) => n.clone(),
+        // The program's file name: `stockfish` for "/usr/games/stockfish -x".
         None => Path::new(&command[0])
             .file_name()
             .map_or_else(|| command[0].clone(), |f| f.to_string_lossy().into_owned()),
     };
-    let mut options: Vec<(String, String)> = Vec::new();
-    for o in &args.options {
-        let (k, v) = o
-            .split_once('=')
-            .with_context(|| format!("--option {o:?}: expected NAME=VALUE"))?;
-        options.push((k.trim().to_owned(), v.trim().to_owned()));
-    }
-    for (k, v) in [("Threads", "1"), ("Hash", "16")] {
-        if !options.iter().any(|(o, _)| o.eq_ignore_ascii_case(k)) {
-            options.push((k.to_owned(), v.to_owned()));
-        }
-    }
+    labels::check_name(&name)?;
+    let options = chessgraph_lab::label::uci::options_with_defaults(&args.options);
     let go = match args.depth {
         Some(d) => Go::Depth(d),
         None => Go::Nodes(args.nodes),
@@ -97,7 +77,6 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
-    anyhow::ensure!(jobs >= 1, "--jobs must be at least 1");
     let timeout = Duration::from_secs_f64(args.timeout);
 
     let conn = super::open_existing(db_path, "`chessgraph import FILE`")?;
@@ -149,7 +128,23 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     )
     .with_context(|| format!("labelling with `{}`", args.engine))?;
     bar.finish();
-    let secs = started.elapsed().as_secs_f64();
+    print_summary(
+        &mut out,
+        &args.engine,
+        &name,
+        &counts,
+        started.elapsed().as_secs_f64(),
+    )
+}
+
+/// The counts with the rate; an error when the engine labelled none of the positions tried.
+fn print_summary(
+    out: &mut impl Write,
+    engine: &str,
+    name: &str,
+    counts: &label::Counts,
+    secs: f64,
+) -> anyhow::Result<()> {
     writeln!(
         out,
         "labelled {} positions as {name} in {secs:.1} s ({:.0} positions/s); gave up on {} ({} crashes, {} timeouts, {} garbage answers); {} engine restarts",
@@ -169,9 +164,8 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     }
     anyhow::ensure!(
         counts.labelled > 0 || counts.failed() == 0,
-        "`{}` labelled none of the {} positions tried ({} crashes, {} timeouts, {} garbage \
+        "`{engine}` labelled none of the {} positions tried ({} crashes, {} timeouts, {} garbage \
          answers; the reasons are in the label_failures table)",
-        args.engine,
         counts.failed(),
         counts.crashed,
         counts.timed_out,

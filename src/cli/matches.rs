@@ -17,11 +17,11 @@ pub struct Args {
     #[arg(long, value_name = "CMD")]
     engine2: String,
     /// UCI option for the first engine, NAME=VALUE (repeatable).
-    #[arg(long, value_name = "NAME=VALUE")]
-    option1: Vec<String>,
+    #[arg(long, value_name = "NAME=VALUE", value_parser = super::values::uci_option)]
+    option1: Vec<(String, String)>,
     /// UCI option for the second engine, NAME=VALUE (repeatable).
-    #[arg(long, value_name = "NAME=VALUE")]
-    option2: Vec<String>,
+    #[arg(long, value_name = "NAME=VALUE", value_parser = super::values::uci_option)]
+    option2: Vec<(String, String)>,
     /// Names in the output and the PGN [default: from the commands].
     #[arg(long, value_delimiter = ',', value_name = "A,B")]
     names: Option<Vec<String>>,
@@ -44,16 +44,6 @@ pub struct Args {
     /// Print the summary as JSON (and no per-game lines).
     #[arg(long)]
     json: bool,
-}
-
-fn options(list: &[String]) -> anyhow::Result<Vec<(String, String)>> {
-    list.iter()
-        .map(|o| {
-            o.split_once('=')
-                .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
-                .with_context(|| format!("UCI option {o:?} is not NAME=VALUE"))
-        })
-        .collect()
 }
 
 /// The engines' names and how to start them, from the command line.
@@ -79,12 +69,12 @@ fn engine_specs(args: &Args, db_path: &Path) -> anyhow::Result<([String; 2], [En
         EngineSpec {
             name: names[0].clone(),
             command: commands[0].clone(),
-            options: options(&args.option1)?,
+            options: args.option1.clone(),
         },
         EngineSpec {
             name: names[1].clone(),
             command: commands[1].clone(),
-            options: options(&args.option2)?,
+            options: args.option2.clone(),
         },
     ];
     Ok((names, specs))

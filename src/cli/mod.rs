@@ -39,6 +39,7 @@ pub mod stats;
 pub mod tournament;
 pub mod train;
 pub mod tune;
+pub mod values;
 
 use std::path::Path;
 
@@ -248,13 +249,13 @@ pub struct GameLimits {
     #[arg(long, value_name = "TC", conflicts_with_all = ["movetime", "depth", "nodes"])]
     tc: Option<String>,
     /// Fixed time per move in milliseconds.
-    #[arg(long, value_name = "MS", conflicts_with_all = ["depth", "nodes"])]
+    #[arg(long, value_name = "MS", conflicts_with_all = ["depth", "nodes"], value_parser = values::at_least_one::<u64>)]
     movetime: Option<u64>,
     /// Fixed search depth per move.
-    #[arg(long, value_name = "N", conflicts_with = "nodes")]
+    #[arg(long, value_name = "N", conflicts_with = "nodes", value_parser = values::at_least_one::<u32>)]
     depth: Option<u32>,
     /// Fixed node count per move.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = values::at_least_one::<u64>)]
     nodes: Option<u64>,
 }
 
@@ -264,10 +265,7 @@ impl GameLimits {
         use chessgraph_lab::arena::matches::TimeControl;
         Ok(match (&self.tc, self.movetime, self.depth, self.nodes) {
             (Some(tc), ..) => TimeControl::parse_clock(tc)?,
-            (_, Some(ms), ..) => {
-                anyhow::ensure!(ms >= 1, "--movetime must be at least 1 ms");
-                TimeControl::MoveTime(std::time::Duration::from_millis(ms))
-            }
+            (_, Some(ms), ..) => TimeControl::MoveTime(std::time::Duration::from_millis(ms)),
             (_, _, Some(d), _) => {
                 anyhow::ensure!((1..=64).contains(&d), "--depth must be 1 to 64");
                 TimeControl::Depth(d)
@@ -283,7 +281,7 @@ impl GameLimits {
 #[derive(clap::Args)]
 pub struct AdjudicationArgs {
     /// Adjudicate a draw when a game reaches this many moves (of each side) from its opening [default: no limit].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = values::at_least_one::<u32>)]
     max_moves: Option<u32>,
     /// Adjudicate a draw once both engines' scores stay level: movenumber=40,movecount=8,score=10 (the values used when the flag has none) — from move 40 on, 8 moves of each side within ±10 cp with no capture or pawn move.
     #[arg(long, value_name = "RULE", num_args = 0..=1, default_missing_value = "")]
@@ -297,7 +295,6 @@ impl AdjudicationArgs {
     /// The adjudication the flags ask for (tables loaded, rule parsed).
     pub fn adjudication(&self) -> anyhow::Result<chessgraph_lab::arena::matches::Adjudication> {
         use chessgraph_lab::arena::matches::{Adjudication, DrawRule};
-        anyhow::ensure!(self.max_moves != Some(0), "--max-moves must be at least 1");
         let tablebases = match &self.syzygy {
             Some(dirs) => {
                 let (tables, files) = chessgraph_engine::search::tablebase::Tablebases::load(dirs)
@@ -313,22 +310,6 @@ impl AdjudicationArgs {
             tablebases,
         })
     }
-}
-
-/// A value parser for a library enum: the names `name` gives the values of `all` are the
-/// possible values (listed in help and errors), and the matching value is the result.
-pub fn one_of<T: Copy + Send + Sync + 'static>(
-    all: &'static [T],
-    name: fn(T) -> &'static str,
-) -> impl clap::builder::TypedValueParser<Value = T> {
-    use clap::builder::TypedValueParser as _;
-    let names: Vec<&'static str> = all.iter().map(|&t| name(t)).collect();
-    clap::builder::PossibleValuesParser::new(names).try_map(move |s: String| {
-        all.iter()
-            .copied()
-            .find(|&t| name(t) == s)
-            .ok_or_else(|| format!("{s:?} is not one of the possible values"))
-    })
 }
 
 /// K of σ(K·cp) for a trainer: `given`, or fitted on `pairs` (label, game result) of the

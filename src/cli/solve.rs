@@ -33,16 +33,16 @@ pub struct Args {
     #[arg(long)]
     evaluator: Option<String>,
     /// Time limit per puzzle in milliseconds (mate search: default no limit, search until solved; players: default 1000 unless --depth or --nodes is given).
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", value_parser = crate::cli::values::at_least_one::<u64>)]
     movetime: Option<u64>,
     /// Depth limit of the player's search in plies (not of the mate search); makes the engine's moves repeatable.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::cli::values::at_least_one::<u32>)]
     depth: Option<u32>,
     /// Node limit of the player's search (not of the mate search).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::cli::values::at_least_one::<u64>)]
     nodes: Option<u64>,
     /// Take only the first N puzzles of each file (after the filters).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::cli::values::at_least_one::<usize>)]
     limit: Option<usize>,
     /// Lichess puzzles: only those rated at least this.
     #[arg(long, value_name = "RATING")]
@@ -65,10 +65,6 @@ pub struct Args {
 /// best-move puzzles, the summaries (for Lichess puzzles: the misses and the tables by theme
 /// and rating); each file's record is stored as a `solve` run.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    anyhow::ensure!(args.movetime != Some(0), "--movetime must be at least 1 ms");
-    anyhow::ensure!(args.depth != Some(0), "--depth must be at least 1");
-    anyhow::ensure!(args.nodes != Some(0), "--nodes must be at least 1");
-    anyhow::ensure!(args.limit != Some(0), "--limit must be at least 1");
     let (mut contestant, run_info) = contestant(db_path, &args)?;
 
     let filter = Filter {

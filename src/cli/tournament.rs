@@ -46,7 +46,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     openings: Option<PathBuf>,
     /// Games played at once.
-    #[arg(long, default_value_t = 1, value_name = "N")]
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = crate::cli::values::at_least_one::<usize>)]
     concurrency: usize,
     /// Fix this player's rating, NAME=ELO, instead of the rated players' mean 0.
     #[arg(long, value_name = "NAME=ELO")]
@@ -205,7 +205,6 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         args.sprt.is_none() || games.is_multiple_of(2),
         "--sprt counts games in pairs (one opening, colours swapped): --games must be even, not {games}"
     );
-    anyhow::ensure!(args.concurrency >= 1, "--concurrency must be at least 1");
     let anchor = anchor(args.anchor.as_deref())?;
     let tc = args.limits.time_control()?;
     let openings = match &args.openings {

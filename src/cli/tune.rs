@@ -44,7 +44,7 @@ pub struct Args {
     #[arg(long, value_delimiter = ',', value_name = "A,..")]
     alphas: Option<Vec<f64>>,
     /// Most Gauss–Newton steps.
-    #[arg(long, default_value_t = 10, value_name = "N")]
+    #[arg(long, default_value_t = 10, value_name = "N", value_parser = crate::cli::values::at_least_one::<usize>)]
     max_steps: usize,
     /// Fit the static evaluation of the positions as given, not of their quiescence-search leaves.
     #[arg(long)]
@@ -201,7 +201,6 @@ fn print_held_out(
 
 /// The tuner's options from the arguments (the start evaluator checked to be linear).
 fn options(db_path: &Path, conn: &rusqlite::Connection, args: &Args) -> anyhow::Result<Options> {
-    anyhow::ensure!(args.max_steps >= 1, "--max-steps must be at least 1");
     let start_eval = evaluators::resolve(db_path, &args.start)
         .with_context(|| format!("--start {}", args.start))?;
     anyhow::ensure!(

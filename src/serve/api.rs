@@ -113,88 +113,24 @@ pub fn route(
                 .collect::<Vec<_>>(),
         )),
         (["info"], true) => info(w),
-        (["position"], true) => {
-            let fen = q
-                .get("fen")
-                .ok_or_else(|| ApiError::bad("fen= is missing"))?;
-            let pos = parse(fen, Leniency::DropCastlingAndEp)
-                .map_err(|e| ApiError::bad(format!("fen {fen:?}: {e}")))?;
-            let mut edges = Vec::new();
-            let features = chessgraph_core::graph::analyze(&pos, &mut edges);
-            let edges: Vec<Value> = edges.iter().map(edge_json).collect();
-            let mut view = board_view(w, &pos, q)?;
-            view["features"] = json!(features);
-            view["edges"] = json!(edges);
-            view["graph"] = json!("computed");
-            Ok(Reply::json(&view))
-        }
+        (["position"], true) => position(w, q),
         (["db", "positions"], true) => search(w, q),
-        (["db", "positions", "random"], true) => {
-            let timeout = w.app.options.sql_timeout;
-            let id = w.user_sql(timeout, |conn| browse::random(conn, q.get("where")))?;
-            let id = id.ok_or_else(|| ApiError::not_found("no position matches"))?;
-            stored_position(w, id, q)
-        }
+        (["db", "positions", "random"], true) => random_position(w, q),
         (["db", "positions", id], true) => stored_position(w, number(id)?, q),
-        (["db", "games"], true) => {
-            let after = q.number("after", 0i64, 0, i64::MAX)?;
-            let limit = q.number("limit", 50usize, 1, w.app.options.max_rows)?;
-            Ok(Reply::json(&browse::games(w.db()?.0, after, limit)?))
-        }
-        (["db", "games", id], true) => {
-            let id = number(id)?;
-            let timeout = w.app.options.sql_timeout * 4;
-            let (conn, deadline) = w.db()?;
-            let (game, positions) = deadline
-                .run(timeout, || browse::game(conn, id))?
-                .ok_or_else(|| ApiError::not_found(format!("no game {id}")))?;
-            Ok(Reply::json(
-                &json!({ "game": game, "positions": positions }),
-            ))
-        }
-        (["db", "stats"], true) => {
-            let mut stats = chessgraph_store::stats::gather(w.db()?.0)?;
-            for source in &mut stats.sources {
-                source.path = file_name(&source.path);
-            }
-            Ok(Reply::json(&stats))
-        }
+        (["db", "games"], true) => games(w, q),
+        (["db", "games", id], true) => game(w, number(id)?),
+        (["db", "stats"], true) => stats(w),
         (["db", "report"], true) => report(w),
         (["db", "heatmap"], true) => heatmap(w, q),
         (["db", "fits"], true) => Ok(Reply::json(&browse::fits(w.db()?.0)?)),
-        (["db", "evaluators"], true) => {
-            let stored = match w.db_if_any()? {
-                Some(conn) => chessgraph_store::evaluators::list(conn)?,
-                None => Vec::new(),
-            };
-            Ok(Reply::json(&json!({
-                "builtin": chessgraph_engine::eval::BUILTIN_NAMES,
-                "stored": stored,
-            })))
-        }
-        (["db", "import-errors"], true) => {
-            let offset = q.number("offset", 0usize, 0, usize::MAX >> 1)?;
-            let limit = q.number("limit", 100usize, 1, w.app.options.max_rows)?;
-            let (mut rows, total) = browse::import_errors(w.db()?.0, offset, limit)?;
-            for row in &mut rows {
-                row.source = file_name(&row.source);
-            }
-            Ok(Reply::json(
-                &json!({ "total": total, "offset": offset, "rows": rows }),
-            ))
-        }
+        (["db", "evaluators"], true) => evaluators(w),
+        (["db", "import-errors"], true) => import_errors(w, q),
         (["play"], false) if method == "POST" => new_game(w, body, client),
         (["play", id], true) => Ok(Reply::json(&w.app.play.get(id, client)?)),
         (["play", id], false) if method == "DELETE" => {
             Ok(Reply::json(&w.app.play.remove(id, client)?))
         }
-        (["play", id, "move"], false) if method == "POST" => {
-            let body = json_body(body)?;
-            let uci = body["uci"]
-                .as_str()
-                .ok_or_else(|| ApiError::bad("the body needs {\"uci\": \"e2e4\"}"))?;
-            Ok(Reply::json(&w.app.play.play(id, client, uci)?))
-        }
+        (["play", id, "move"], false) if method == "POST" => play_move(w, id, body, client),
         (["play", id, "undo"], false) if method == "POST" => {
             Ok(Reply::json(&w.app.play.undo(id, client)?))
         }
@@ -206,6 +142,93 @@ pub fn route(
             "no endpoint /api{path} (GET /api lists them)"
         ))),
     }
+}
+
+/// `GET /api/position?fen=`: a position's board, features and attack/defense graph.
+fn position(w: &mut Worker, q: &Query) -> ApiResult {
+    let fen = q
+        .get("fen")
+        .ok_or_else(|| ApiError::bad("fen= is missing"))?;
+    let pos = parse(fen, Leniency::DropCastlingAndEp)
+        .map_err(|e| ApiError::bad(format!("fen {fen:?}: {e}")))?;
+    let mut edges = Vec::new();
+    let features = chessgraph_core::graph::analyze(&pos, &mut edges);
+    let edges: Vec<Value> = edges.iter().map(edge_json).collect();
+    let mut view = board_view(w, &pos, q)?;
+    view["features"] = json!(features);
+    view["edges"] = json!(edges);
+    view["graph"] = json!("computed");
+    Ok(Reply::json(&view))
+}
+
+/// `GET /api/db/positions/random[?where=]`: a stored position drawn at random.
+fn random_position(w: &mut Worker, q: &Query) -> ApiResult {
+    let timeout = w.app.options.sql_timeout;
+    let id = w.user_sql(timeout, |conn| browse::random(conn, q.get("where")))?;
+    let id = id.ok_or_else(|| ApiError::not_found("no position matches"))?;
+    stored_position(w, id, q)
+}
+
+/// `GET /api/db/games?after=&limit=`: a page of games.
+fn games(w: &mut Worker, q: &Query) -> ApiResult {
+    let after = q.number("after", 0i64, 0, i64::MAX)?;
+    let limit = q.number("limit", 50usize, 1, w.app.options.max_rows)?;
+    Ok(Reply::json(&browse::games(w.db()?.0, after, limit)?))
+}
+
+/// `GET /api/db/games/ID`: a game with its positions.
+fn game(w: &mut Worker, id: i64) -> ApiResult {
+    let timeout = w.app.options.sql_timeout * 4;
+    let (conn, deadline) = w.db()?;
+    let (game, positions) = deadline
+        .run(timeout, || browse::game(conn, id))?
+        .ok_or_else(|| ApiError::not_found(format!("no game {id}")))?;
+    Ok(Reply::json(
+        &json!({ "game": game, "positions": positions }),
+    ))
+}
+
+/// `GET /api/db/stats`: what `chessgraph stats` prints (sources by file name only).
+fn stats(w: &mut Worker) -> ApiResult {
+    let mut stats = chessgraph_store::stats::gather(w.db()?.0)?;
+    for source in &mut stats.sources {
+        source.path = file_name(&source.path);
+    }
+    Ok(Reply::json(&stats))
+}
+
+/// `GET /api/db/evaluators`: the built-in evaluators' names and the stored ones.
+fn evaluators(w: &mut Worker) -> ApiResult {
+    let stored = match w.db_if_any()? {
+        Some(conn) => chessgraph_store::evaluators::list(conn)?,
+        None => Vec::new(),
+    };
+    Ok(Reply::json(&json!({
+        "builtin": chessgraph_engine::eval::BUILTIN_NAMES,
+        "stored": stored,
+    })))
+}
+
+/// `GET /api/db/import-errors?offset=&limit=`: a page of rejected rows.
+fn import_errors(w: &mut Worker, q: &Query) -> ApiResult {
+    let offset = q.number("offset", 0usize, 0, usize::MAX >> 1)?;
+    let limit = q.number("limit", 100usize, 1, w.app.options.max_rows)?;
+    let (mut rows, total) = browse::import_errors(w.db()?.0, offset, limit)?;
+    for row in &mut rows {
+        row.source = file_name(&row.source);
+    }
+    Ok(Reply::json(
+        &json!({ "total": total, "offset": offset, "rows": rows }),
+    ))
+}
+
+/// `POST /api/play/ID/move` with `{"uci": "e2e4"}`: the player's move.
+fn play_move(w: &mut Worker, id: &str, body: &[u8], client: std::net::IpAddr) -> ApiResult {
+    let body = json_body(body)?;
+    let uci = body["uci"]
+        .as_str()
+        .ok_or_else(|| ApiError::bad("the body needs {\"uci\": \"e2e4\"}"))?;
+    Ok(Reply::json(&w.app.play.play(id, client, uci)?))
 }
 
 /// Whether the documented path `pattern` (with `ID` placeholders: a number or a game's

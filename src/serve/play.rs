@@ -480,48 +480,14 @@ fn engine_thread(
                 continue;
             }
         };
-        {
-            let mut s = lock(&store);
-            let Some(game) = s.games.get_mut(&job.id) else {
-                cache.players.push(entry);
-                continue;
-            };
-            if game.generation != job.generation || game.status != Status::Queued {
-                cache.players.push(entry);
-                continue;
-            }
-            game.status = Status::Thinking;
-            s.waiting = s.waiting.saturating_sub(1);
-            let control = entry.player.control();
-            control.stop.store(false, Ordering::SeqCst);
-            if searches {
-                s.running = Some((job.id, control));
-            }
+        if !claim(&store, &job, &entry, searches) {
+            cache.players.push(entry);
+            continue;
         }
         if entry.last_game != Some(job.id) {
             entry.player.new_game();
         }
-        let limits = Limits {
-            movetime: Some(job.movetime),
-            ..Limits::default()
-        };
-        let turn = job.pos.turn();
-        let outcome = catch_unwind(AssertUnwindSafe(|| {
-            entry
-                .player
-                .choose(&job.pos, &job.history, &limits, &mut |info: &Info| {
-                    if info.multipv != 1 {
-                        return;
-                    }
-                    let thought = thought(&job.pos, turn, info);
-                    let mut s = lock(&store);
-                    if let Some(g) = s.games.get_mut(&job.id)
-                        && g.generation == job.generation
-                    {
-                        g.thought = Some(thought);
-                    }
-                })
-        }));
+        let outcome = catch_unwind(AssertUnwindSafe(|| think(&mut entry, &job, &store)));
         let mut s = lock(&store);
         if searches {
             s.running = None;
@@ -538,29 +504,81 @@ fn engine_thread(
                 continue;
             }
         };
-        let Some(game) = s.games.get_mut(&job.id) else {
-            continue;
-        };
-        if game.generation != job.generation {
-            continue;
+        if let Some(game) = s.games.get_mut(&job.id)
+            && game.generation == job.generation
+        {
+            play_result(game, &job, &result);
         }
-        let mut t = game.thought.take().unwrap_or_default();
-        t.done = true;
-        t.depth = t.depth.max(result.depth);
-        t.nodes = t.nodes.max(result.nodes);
-        t.time_ms = result.time.as_millis() as u64;
-        if t.score.is_none() && result.nodes > 0 {
-            t.score = Some(white_view(result.score, turn));
-        }
-        game.thought = Some(t);
-        game.status = Status::Human;
-        match result.best.filter(|&m| job.pos.is_legal(m)) {
-            Some(m) => {
-                game.moves.push(m);
-                game.generation += 1;
+    }
+}
+
+/// Marks the job's game as thinking (and its search as the running one when `searches`);
+/// false when the game is gone, or moved on since the job was queued.
+fn claim(store: &Mutex<Store>, job: &Job, entry: &Cached, searches: bool) -> bool {
+    let mut s = lock(store);
+    let Some(game) = s.games.get_mut(&job.id) else {
+        return false;
+    };
+    if game.generation != job.generation || game.status != Status::Queued {
+        return false;
+    }
+    game.status = Status::Thinking;
+    s.waiting = s.waiting.saturating_sub(1);
+    let control = entry.player.control();
+    control.stop.store(false, Ordering::SeqCst);
+    if searches {
+        s.running = Some((job.id, control));
+    }
+    true
+}
+
+/// The player's search, its principal lines shown in the game as they come.
+fn think(
+    entry: &mut Cached,
+    job: &Job,
+    store: &Mutex<Store>,
+) -> chessgraph_engine::search::SearchResult {
+    let limits = Limits {
+        movetime: Some(job.movetime),
+        ..Limits::default()
+    };
+    let turn = job.pos.turn();
+    entry
+        .player
+        .choose(&job.pos, &job.history, &limits, &mut |info: &Info| {
+            if info.multipv != 1 {
+                return;
             }
-            None => game.error = Some(format!("{} gave no legal move", job.player)),
+            let thought = thought(&job.pos, turn, info);
+            let mut s = lock(store);
+            if let Some(g) = s.games.get_mut(&job.id)
+                && g.generation == job.generation
+            {
+                g.thought = Some(thought);
+            }
+        })
+}
+
+/// The search's last figures in the game's thought, and its move played (an error in the
+/// game when it gave no legal move).
+fn play_result(game: &mut Game, job: &Job, result: &chessgraph_engine::search::SearchResult) {
+    let turn = job.pos.turn();
+    let mut t = game.thought.take().unwrap_or_default();
+    t.done = true;
+    t.depth = t.depth.max(result.depth);
+    t.nodes = t.nodes.max(result.nodes);
+    t.time_ms = result.time.as_millis() as u64;
+    if t.score.is_none() && result.nodes > 0 {
+        t.score = Some(white_view(result.score, turn));
+    }
+    game.thought = Some(t);
+    game.status = Status::Human;
+    match result.best.filter(|&m| job.pos.is_legal(m)) {
+        Some(m) => {
+            game.moves.push(m);
+            game.generation += 1;
         }
+        None => game.error = Some(format!("{} gave no legal move", job.player)),
     }
 }
 

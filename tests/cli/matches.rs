@@ -242,7 +242,11 @@ cgtest!(match_draw_rule_ends_level_quiet_games, |dir| {
     // Tables that are not there, and a move limit of 0, are refused by name.
     for (flag, value, says) in [
         ("--syzygy", "/nonexistent/tables", "/nonexistent/tables"),
-        ("--max-moves", "0", "--max-moves must be at least 1"),
+        (
+            "--max-moves",
+            "0",
+            "for '--max-moves <N>': must be at least 1",
+        ),
     ] {
         let out = dir.run(&["match", "--engine2", "chessgraph engine", flag, value]);
         let err = String::from_utf8_lossy(&out.stderr);

@@ -270,7 +270,7 @@ cgtest!(train_and_network_errors, |dir| {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("--qb must be one of [64, 128, 256], not 100"),
+        err.contains("invalid value '100' for '--qb <QB>': must be one of [64, 128, 256]"),
         "{err}"
     );
 

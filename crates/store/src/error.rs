@@ -110,6 +110,14 @@ pub enum Error {
         /// The file being imported, as stored.
         file: String,
     },
+    /// A name for a labeller's labels that could not be selected by `--labels`.
+    #[error("--name {name:?}: {why}")]
+    BadLabellerName {
+        /// The name given.
+        name: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
     /// `--labels` names no labeller.
     #[error("--labels {0:?}: no labeller named")]
     NoLabeller(String),
@@ -151,6 +159,7 @@ impl Error {
                 self,
                 Error::Condition(_)
                     | Error::NoLabeller(_)
+                    | Error::BadLabellerName { .. }
                     | Error::UnknownLabeller { .. }
                     | Error::EvaluatorExists(_)
                     | Error::UnknownFormat(_)

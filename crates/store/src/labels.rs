@@ -15,6 +15,22 @@ use crate::Result;
 /// The name of the label stored in `positions` itself.
 pub const IMPORTED: &str = "imported";
 
+/// Checks a name to store a labeller's labels under: one `--labels` can select, so not
+/// empty, without commas (which separate the names there), and not [`IMPORTED`].
+pub fn check_name(name: &str) -> Result<()> {
+    let why = if name.trim().is_empty() || name.contains(',') {
+        "a labeller's name must be non-empty and without commas"
+    } else if name == IMPORTED {
+        "this is the positions' own label; choose another name"
+    } else {
+        return Ok(());
+    };
+    Err(Error::BadLabellerName {
+        name: name.to_owned(),
+        why,
+    })
+}
+
 /// Which labels to read, in order of preference.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LabelChoice(Vec<String>);
@@ -261,6 +277,16 @@ pub fn labeller_id(conn: &Connection, name: &str) -> Result<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labeller_names_must_be_selectable() {
+        assert!(check_name("stockfish-d12").is_ok());
+        for bad in ["", "  ", "a,b", IMPORTED] {
+            let err = check_name(bad).unwrap_err();
+            assert!(matches!(err, Error::BadLabellerName { .. }), "{bad:?}");
+            assert!(err.is_users());
+        }
+    }
 
     fn db_with_positions() -> Connection {
         let conn = crate::open_in_memory().unwrap();

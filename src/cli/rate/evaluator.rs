@@ -28,10 +28,10 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub(crate) input: Option<PathBuf>,
     /// Input format, when the file name does not tell.
-    #[arg(long, value_parser = crate::cli::one_of(&Format::ALL, Format::as_str))]
+    #[arg(long, value_parser = crate::cli::values::one_of(&Format::ALL, Format::as_str))]
     format: Option<Format>,
     /// Whose point of view CSV evaluations use.
-    #[arg(long, value_parser = crate::cli::one_of(&Pov::ALL, Pov::as_str), default_value = "white")]
+    #[arg(long, value_parser = crate::cli::values::one_of(&Pov::ALL, Pov::as_str), default_value = "white")]
     pov: Pov,
     /// From the database: the part of the split to evaluate (train, valid, test or all).
     #[arg(long, default_value = "test", value_name = "PART")]

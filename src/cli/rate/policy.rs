@@ -35,13 +35,13 @@ pub struct Args {
     #[arg(long, value_name = "CMD")]
     engine: Option<String>,
     /// The engine's search depth (the study used Stockfish at depth 10).
-    #[arg(long, default_value_t = 10, value_name = "D")]
+    #[arg(long, default_value_t = 10, value_name = "D", value_parser = crate::cli::values::at_least_one::<u32>)]
     depth: u32,
     /// A UCI option for the engine, NAME=VALUE (repeatable).
-    #[arg(long = "option", value_name = "NAME=VALUE")]
-    options: Vec<String>,
+    #[arg(long = "option", value_name = "NAME=VALUE", value_parser = crate::cli::values::uci_option)]
+    options: Vec<(String, String)>,
     /// Seconds to wait for the engine's answer to one position.
-    #[arg(long, default_value_t = 60.0, value_name = "S")]
+    #[arg(long, default_value_t = 60.0, value_name = "S", value_parser = crate::cli::values::positive::<f64>)]
     timeout: f64,
     /// Print JSON instead of a table.
     #[arg(long)]
@@ -53,11 +53,6 @@ pub struct Args {
 
 /// Runs `chessgraph rate policy`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    anyhow::ensure!(args.depth >= 1, "--depth must be at least 1");
-    anyhow::ensure!(
-        args.timeout > 0.0 && args.timeout.is_finite(),
-        "--timeout must be positive"
-    );
     let part = match args.part.as_str() {
         "all" => None,
         p => Some(
@@ -122,16 +117,9 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
 
 fn start_engine(cmd: &str, args: &Args, db_path: &Path) -> anyhow::Result<UciLabeller> {
     let command = command::parse("--engine", cmd, db_path)?;
-    let mut options = Vec::new();
-    for o in &args.options {
-        let (k, v) = o
-            .split_once('=')
-            .with_context(|| format!("--option {o:?}: expected NAME=VALUE"))?;
-        options.push((k.trim().to_owned(), v.trim().to_owned()));
-    }
     UciLabeller::start(
         &command,
-        &options,
+        &args.options,
         Go::Depth(args.depth),
         Duration::from_secs_f64(args.timeout),
     )

@@ -16,40 +16,40 @@ use crate::cli::progress::{Progress as Bar, Unit};
 #[derive(clap::Args)]
 pub struct Args {
     /// The architecture: `cnn-study` (players study's CNN), `cnn-eval` (evaluation-only CNN), `resnet-policy`, `policy-value`.
-    #[arg(long, value_parser = crate::cli::one_of(&Arch::ALL, Arch::as_str), value_name = "ARCH")]
+    #[arg(long, value_parser = crate::cli::values::one_of(&Arch::ALL, Arch::as_str), value_name = "ARCH")]
     arch: Arch,
     /// Write the model here (safetensors with chessgraph's header); rewritten after every better epoch.
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
     /// Filters per convolution [default: 32].
-    #[arg(long, value_name = "C")]
+    #[arg(long, value_name = "C", value_parser = crate::cli::values::between::<1, 512>)]
     channels: Option<usize>,
     /// Residual blocks (conv layers for cnn-study) [default: 4].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::cli::values::between::<1, 64>)]
     blocks: Option<usize>,
     /// Most passes over the train part [default: the study's: cnn-study 100, cnn-eval 15, the ResNets 20].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::cli::values::at_least_one::<usize>)]
     epochs: Option<usize>,
     /// Stop after this many epochs without a lower valid loss.
-    #[arg(long, default_value_t = 2, value_name = "N")]
+    #[arg(long, default_value_t = 2, value_name = "N", value_parser = crate::cli::values::at_least_one::<usize>)]
     patience: usize,
     /// Positions per mini-batch [default: the study's: cnn-study 2,048, the others 512].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::cli::values::at_least_one::<usize>)]
     batch: Option<usize>,
     /// Adam's learning rate.
-    #[arg(long, default_value_t = 1e-3, value_name = "LR")]
+    #[arg(long, default_value_t = 1e-3, value_name = "LR", value_parser = crate::cli::values::positive::<f64>)]
     lr: f64,
     /// Time-based learning-rate decay per step, lr / (1 + decay · step) [default: cnn-eval 1e-4 as the study, else 0].
-    #[arg(long, value_name = "D")]
+    #[arg(long, value_name = "D", value_parser = crate::cli::values::non_negative)]
     decay: Option<f64>,
     /// Decoupled weight decay (0: plain Adam, as the studies).
-    #[arg(long, default_value_t = 0.0, value_name = "WD")]
+    #[arg(long, default_value_t = 0.0, value_name = "WD", value_parser = crate::cli::values::non_negative)]
     weight_decay: f64,
     /// Train on at most this many positions of the train part, spread evenly over it (for learning curves; valid and test stay whole).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::cli::values::at_least_one::<usize>)]
     train_positions: Option<usize>,
     /// Measure each epoch on at most this many positions of the valid part, spread evenly over it (the test part stays whole).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::cli::values::at_least_one::<usize>)]
     valid_positions: Option<usize>,
     /// Labels to learn, in order of preference: `imported` or labeller names given to `chessgraph label`.
     #[arg(long, default_value = "imported", value_name = "NAME,..")]
@@ -58,7 +58,7 @@ pub struct Args {
     #[arg(long, value_name = "SOURCE")]
     source: Vec<String>,
     /// k of σ(k·cp) instead of fitting it to the train part's game results.
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = crate::cli::values::positive::<f64>)]
     k: Option<f64>,
     /// Start from this model's weights (same architecture and size): fine-tuning, or resuming a checkpoint.
     #[arg(long, value_name = "FILE")]
@@ -74,7 +74,7 @@ pub struct Args {
 /// Runs `chessgraph train cnn`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     crate::cli::not_stdout(Some(args.out.as_path()), "--out")?;
-    let opts = options(&args)?;
+    let opts = options(&args);
     let conn = crate::cli::open_existing(db_path, "`chessgraph import FILE`")?;
     let mut out = std::io::stdout().lock();
     let init = match &args.init {
@@ -93,7 +93,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         set.train = spread(std::mem::take(&mut set.train), n);
     }
     if let Some(n) = args.valid_positions {
-        set.valid = spread(std::mem::take(&mut set.valid), n.max(1));
+        set.valid = spread(std::mem::take(&mut set.valid), n);
     }
     writeln!(
         out,
@@ -114,6 +114,28 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         k: crate::cli::choose_k(&mut out, args.k, &data::label_result_pairs(&set.train))?,
         ..opts
     };
+    print_plan(&mut out, &opts)?;
+    out.flush()?;
+    let provenance = serde_json::json!({
+        "tool": format!("chessgraph {}", env!("CARGO_PKG_VERSION")),
+        "database": db_path.file_name().map(|n| n.to_string_lossy().into_owned()),
+        "labels": labels.describe(),
+        "sources": args.source,
+        "positions": {"train": set.train.len(), "valid": set.valid.len(), "test": set.test.len()},
+        "epochs": opts.epochs, "batch": opts.batch, "lr": opts.lr, "decay": opts.decay,
+        "seed": opts.seed,
+    });
+    let mut trained = train_with_progress(&mut out, &set, &opts, init.as_ref(), provenance, &args)?;
+    stamp(&mut trained)?;
+    trained
+        .net
+        .save(&args.out)
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    print_summary(&mut out, &args.out, set.train.len(), &trained)
+}
+
+/// The architecture, its size and the settings, one line.
+fn print_plan(out: &mut impl Write, opts: &NetOptions) -> anyhow::Result<()> {
     writeln!(
         out,
         "training {} ({} channels × {} {}) for at most {} epochs (patience {}), batch {}, Adam lr {} decay {}, weight decay {}, seed {}, {} threads",
@@ -134,27 +156,28 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         opts.seed,
         rayon::current_num_threads()
     )?;
-    out.flush()?;
-    let provenance = serde_json::json!({
-        "tool": format!("chessgraph {}", env!("CARGO_PKG_VERSION")),
-        "database": db_path.file_name().map(|n| n.to_string_lossy().into_owned()),
-        "labels": labels.describe(),
-        "sources": args.source,
-        "positions": {"train": set.train.len(), "valid": set.valid.len(), "test": set.test.len()},
-        "epochs": opts.epochs, "batch": opts.batch, "lr": opts.lr, "decay": opts.decay,
-        "seed": opts.seed,
-    });
-    let trained = train_with_progress(&mut out, &set, &opts, init.as_ref(), provenance, &args)?;
-    let mut net = trained.net;
-    let mut made = net.header().provenance.clone();
+    Ok(())
+}
+
+/// Writes what the training found into the kept network's header.
+fn stamp(trained: &mut cnn::Trained) -> anyhow::Result<()> {
+    let mut made = trained.net.header().provenance.clone();
     made["best_epoch"] = trained.best_epoch.into();
     made["epochs_run"] = trained.epochs_run.into();
     made["seconds"] = trained.seconds.into();
     made["valid"] = serde_json::to_value(&trained.valid)?;
     made["test"] = serde_json::to_value(&trained.test)?;
-    net.set_provenance(made);
-    net.save(&args.out)
-        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    trained.net.set_provenance(made);
+    Ok(())
+}
+
+/// The test part's figures and the training's rate.
+fn print_summary(
+    out: &mut impl Write,
+    path: &Path,
+    train: usize,
+    trained: &cnn::Trained,
+) -> anyhow::Result<()> {
     writeln!(
         out,
         "kept epoch {}; test part: {} ({} positions measured in {:.2} s, {:.0} positions/s)",
@@ -167,8 +190,8 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     writeln!(
         out,
         "wrote {}: trained on {} positions × {} epochs in {:.1} s ({:.0} positions/s)",
-        args.out.display(),
-        set.train.len(),
+        path.display(),
+        train,
         trained.epochs_run,
         trained.seconds,
         trained.positions_seen as f64 / trained.seconds.max(1e-9)
@@ -197,37 +220,22 @@ fn spread(samples: Vec<data::Sample>, n: usize) -> Vec<data::Sample> {
 }
 
 /// The options the arguments ask for, with the architecture's defaults.
-fn options(args: &Args) -> anyhow::Result<NetOptions> {
-    let arch = args.arch;
-    let default = arch.default_shape();
-    let shape = Shape {
-        channels: args.channels.unwrap_or(default.channels),
-        blocks: args.blocks.unwrap_or(default.blocks),
-    };
-    anyhow::ensure!(
-        (1..=512).contains(&shape.channels) && (1..=64).contains(&shape.blocks),
-        "--channels must be 1..=512 and --blocks 1..=64"
-    );
-    anyhow::ensure!(args.lr > 0.0, "--lr must be positive");
-    let (epochs, batch, decay) = match arch {
-        Arch::CnnStudy => (100, 2048, 0.0),
-        Arch::CnnEval => (15, 512, 1e-4),
-        Arch::ResnetPolicy | Arch::PolicyValue => (20, 512, 0.0),
-    };
-    let opts = NetOptions {
-        arch,
-        shape,
-        epochs: args.epochs.unwrap_or(epochs),
-        batch: args.batch.unwrap_or(batch),
+fn options(args: &Args) -> NetOptions {
+    let default = NetOptions::for_arch(args.arch);
+    NetOptions {
+        shape: Shape {
+            channels: args.channels.unwrap_or(default.shape.channels),
+            blocks: args.blocks.unwrap_or(default.shape.blocks),
+        },
+        epochs: args.epochs.unwrap_or(default.epochs),
+        batch: args.batch.unwrap_or(default.batch),
         lr: args.lr,
-        decay: args.decay.unwrap_or(decay),
+        decay: args.decay.unwrap_or(default.decay),
         weight_decay: args.weight_decay,
-        patience: args.patience.max(1),
-        k: 0.0,
+        patience: args.patience,
         seed: args.seed,
-    };
-    anyhow::ensure!(opts.decay >= 0.0, "--decay must not be negative");
-    Ok(opts)
+        ..default
+    }
 }
 
 /// The figures of a part, one line.

@@ -18,7 +18,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
     /// Inputs: `threats` (pieces, and each piece again when attacked and when en prise: 2,304) or `pieces` (768).
-    #[arg(long, value_parser = crate::cli::one_of(&FeatureSet::ALL, FeatureSet::as_str), default_value = "threats", value_name = "SET")]
+    #[arg(long, value_parser = crate::cli::values::one_of(&FeatureSet::ALL, FeatureSet::as_str), default_value = "threats", value_name = "SET")]
     features: FeatureSet,
     /// Start from this network's weights (fine-tuning, e.g. on --source); it must have the same --features, --hidden and --buckets.
     #[arg(long, value_name = "FILE")]
@@ -39,7 +39,7 @@ pub struct Args {
     #[arg(long, default_value_t = 1024, value_name = "N")]
     batch: usize,
     /// Initial learning rate of AdamW.
-    #[arg(long, default_value_t = 1e-3, value_name = "LR")]
+    #[arg(long, default_value_t = 1e-3, value_name = "LR", value_parser = crate::cli::values::positive::<f32>)]
     lr: f32,
     /// Final learning rate as a fraction of --lr (cosine decay).
     #[arg(long, default_value_t = 0.05, value_name = "F")]
@@ -48,16 +48,16 @@ pub struct Args {
     #[arg(long, default_value_t = 0.3, value_name = "WD")]
     weight_decay: f32,
     /// Weight of the game result in the target, 0 to 1 (0: the labels only).
-    #[arg(long, default_value_t = 0.0, value_name = "L")]
+    #[arg(long, default_value_t = 0.0, value_name = "L", value_parser = crate::cli::values::fraction::<f32>)]
     lambda: f32,
     /// K of σ(K·cp) instead of fitting it to the training part's game results.
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = crate::cli::values::positive::<f32>)]
     k: Option<f32>,
     /// Labels to learn, in order of preference: `imported` (the stored label) or labeller names given to `chessgraph label`.
     #[arg(long, default_value = "imported", value_name = "NAME,..")]
     labels: String,
     /// Output weights' quantization scale, 1.0 ↦ QB (64, 128 or 256; finer keeps small weights apart, the weights are clipped to ±127/QB).
-    #[arg(long, default_value_t = chessgraph_engine::nnue::QB, value_name = "QB")]
+    #[arg(long, default_value_t = chessgraph_engine::nnue::QB, value_name = "QB", value_parser = crate::cli::values::int_in(&chessgraph_engine::nnue::QB_CHOICES))]
     qb: i32,
     /// Do not mirror training positions left-right (a↔h) at random.
     #[arg(long)]
@@ -66,7 +66,7 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Worker threads [default: all cores]; results are reproducible for a given count.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::cli::values::at_least_one::<usize>)]
     threads: Option<usize>,
     /// No progress bar.
     #[arg(long, short)]
@@ -76,19 +76,7 @@ pub struct Args {
 /// Runs `chessgraph train`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     crate::cli::not_stdout(Some(args.out.as_path()), "--out")?;
-    anyhow::ensure!(
-        (0.0..=1.0).contains(&args.lambda),
-        "--lambda must be between 0 and 1"
-    );
-    anyhow::ensure!(
-        chessgraph_engine::nnue::QB_CHOICES.contains(&args.qb),
-        "--qb must be one of {:?}, not {}",
-        chessgraph_engine::nnue::QB_CHOICES,
-        args.qb
-    );
-    anyhow::ensure!(args.lr > 0.0, "--lr must be positive");
     if let Some(t) = args.threads {
-        anyhow::ensure!(t >= 1, "--threads must be at least 1");
         rayon::ThreadPoolBuilder::new()
             .num_threads(t)
             .build_global()
@@ -123,13 +111,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         set.unlabelled,
         load_start.elapsed().as_secs_f64()
     )?;
-    let pairs: Vec<(f64, f64)> = set
-        .train
-        .iter()
-        .filter(|s| !s.result.is_nan())
-        .map(|s| (f64::from(s.label_cp), f64::from(s.result)))
-        .collect();
-    let k = crate::cli::choose_k(&mut out, args.k.map(f64::from), &pairs)? as f32;
+    let k = crate::cli::choose_k(&mut out, args.k.map(f64::from), &set.train_pairs())? as f32;
     let opts = Options {
         features: args.features,
         hidden: args.hidden,
@@ -149,29 +131,12 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let threads = rayon::current_num_threads();
     print_plan(&mut out, &opts, threads)?;
     out.flush()?;
-    // As `tune` warns: with fewer positions than weights, the network learns the positions,
-    // not chess.
-    let weights =
-        opts.features.inputs() * opts.hidden + opts.hidden + opts.buckets * (2 * opts.hidden + 1);
-    if set.valid.is_empty() {
-        warn!(
-            "chessgraph: warning: no labelled positions in the valid part (the split keeps a \
-             game's positions together, and {} train positions came from too few): the last \
-             epoch is kept and no validation loss is measured; label or import more positions",
-            set.train.len()
-        );
-    }
-    if set.train.len() < weights {
-        warn!(
-            "chessgraph: warning: only {} training positions for {} weights: the network \
-             will learn these positions, not chess; label more positions or lower --hidden",
-            set.train.len(),
-            weights
-        );
+    for warning in nnue::warnings(&set.train, &set.valid, &opts) {
+        warn!("chessgraph: warning: {warning}");
     }
 
     let started = Instant::now();
-    let trained = train_with_progress(&mut out, &set, &opts, args.quiet)?;
+    let mut trained = train_with_progress(&mut out, &set, &opts, args.quiet)?;
     let seconds = started.elapsed().as_secs_f64();
     let date: String = conn.query_row("SELECT strftime('%Y-%m-%dT%H:%M:%SZ', 'now')", [], |r| {
         r.get(0)
@@ -179,11 +144,24 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let made = provenance(
         db_path, &args, &labels, &set, &opts, &trained, threads, seconds, date,
     );
-    let mut network = trained.network;
-    network.set_provenance(made);
-    network
+    trained.network.set_provenance(made);
+    trained
+        .network
         .save(&args.out)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
+    print_summary(&mut out, &args.out, &set, &opts, &trained, seconds)?;
+    Ok(())
+}
+
+/// The kept epoch, the quantized network's losses and τ, and the rate.
+fn print_summary(
+    out: &mut impl Write,
+    path: &Path,
+    set: &data::Dataset,
+    opts: &Options,
+    trained: &nnue::Trained,
+    seconds: f64,
+) -> anyhow::Result<()> {
     writeln!(
         out,
         "kept epoch {} ({}); quantized network: valid loss {} τ {}, test loss {} τ {}",
@@ -202,7 +180,7 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     writeln!(
         out,
         "wrote {}: trained on {} positions × {} epochs in {:.1} s ({:.0} positions/s)",
-        args.out.display(),
+        path.display(),
         set.train.len(),
         opts.epochs,
         seconds,

@@ -38,13 +38,13 @@ pub struct Args {
     #[arg(long, default_value_t = 100, value_name = "N")]
     games: u64,
     /// PUCT simulations per move.
-    #[arg(long, default_value_t = 50, value_name = "N")]
+    #[arg(long, default_value_t = 50, value_name = "N", value_parser = crate::cli::values::at_least_one::<u32>)]
     simulations: u32,
     /// PUCT's exploration constant c.
     #[arg(long, default_value_t = 1.0, value_name = "C")]
     c: f32,
     /// Share of Dirichlet noise in the root's priors.
-    #[arg(long, default_value_t = 0.25, value_name = "F")]
+    #[arg(long, default_value_t = 0.25, value_name = "F", value_parser = crate::cli::values::fraction::<f32>)]
     noise: f32,
     /// α of the Dirichlet noise.
     #[arg(long, default_value_t = 0.3, value_name = "A")]
@@ -56,16 +56,16 @@ pub struct Args {
     #[arg(long, default_value_t = 300, value_name = "N")]
     max_plies: u32,
     /// Train on the samples of this many latest generations.
-    #[arg(long, default_value_t = 4, value_name = "N")]
+    #[arg(long, default_value_t = 4, value_name = "N", value_parser = crate::cli::values::at_least_one::<u32>)]
     window: u32,
     /// Passes over the window per generation.
-    #[arg(long, default_value_t = 2, value_name = "N")]
+    #[arg(long, default_value_t = 2, value_name = "N", value_parser = crate::cli::values::at_least_one::<usize>)]
     epochs: usize,
     /// Positions per mini-batch.
-    #[arg(long, default_value_t = 256, value_name = "N")]
+    #[arg(long, default_value_t = 256, value_name = "N", value_parser = crate::cli::values::at_least_one::<usize>)]
     batch: usize,
     /// Adam's learning rate.
-    #[arg(long, default_value_t = 1e-4, value_name = "LR")]
+    #[arg(long, default_value_t = 1e-4, value_name = "LR", value_parser = crate::cli::values::positive::<f64>)]
     lr: f64,
     /// Seed of the games and the training.
     #[arg(long, default_value_t = 1)]
@@ -80,14 +80,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(
         args.games >= 2,
         "--games must be at least 2 (one game in ten, the first included, is held out)"
-    );
-    anyhow::ensure!(
-        args.window >= 1 && args.epochs >= 1 && args.batch >= 1,
-        "--window, --epochs and --batch must be at least 1"
-    );
-    anyhow::ensure!(
-        (0.0..=1.0).contains(&args.noise),
-        "--noise must be between 0 and 1"
     );
     let mut net =
         Net::load(&args.init).with_context(|| format!("--init {}", args.init.display()))?;
@@ -122,52 +114,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             writeln!(out, "generation {g}: done before, resumed")?;
             continue;
         }
-        let opts = SelfPlayOptions {
-            search: PuctSettings {
-                simulations: args.simulations,
-                c: args.c,
-                dirichlet_alpha: args.alpha,
-                dirichlet_fraction: args.noise,
-            },
-            temperature_plies: args.temperature_plies,
-            max_plies: args.max_plies,
-            seed: args.seed ^ (u64::from(g) << 32),
-        };
-        let play_start = Instant::now();
-        let bar = Bar::new(
-            &format!("generation {g}"),
-            Unit::Items("games"),
-            Some(args.games),
-            args.quiet,
-        );
-        let games = selfplay::play_games(&net, &opts, 0, args.games, &|_| bar.inc(1));
-        bar.finish();
-        let play_seconds = play_start.elapsed().as_secs_f64();
-        write_pgn(&file("pgn"), g, &games)?;
-        let samples: Vec<(u64, Sample)> = games
-            .iter()
-            .enumerate()
-            .flat_map(|(i, game)| game.samples.iter().map(move |s| (i as u64, s.clone())))
-            .collect();
-        write_samples(&file("jsonl"), &samples)?;
+        let samples = play_generation(&mut out, &net, &args, g)?;
         keep(&mut window, samples);
-        let (w, d, l) = games
-            .iter()
-            .fold((0, 0, 0), |(w, d, l), game| match game.outcome() {
-                x if x > 0.0 => (w + 1, d, l),
-                x if x < 0.0 => (w, d, l + 1),
-                _ => (w, d + 1, l),
-            });
-        let plies: usize = games.iter().map(|g| g.moves.len()).sum();
-        let simulations: u64 = games.iter().map(|g| g.simulations).sum();
-        writeln!(
-            out,
-            "generation {g}: {} games (White +{w} ={d} −{l}), {plies} positions, {:.0} plies per game, in {play_seconds:.1} s ({:.0} simulations/s)",
-            games.len(),
-            plies as f64 / games.len() as f64,
-            simulations as f64 / play_seconds.max(1e-9)
-        )?;
-        out.flush()?;
         net = train_generation(&mut out, &net, &window, &args, g)?;
         net.save(&file("safetensors"))
             .with_context(|| format!("cannot write {}", file("safetensors").display()))?;
@@ -181,6 +129,63 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.generations
     )?;
     Ok(())
+}
+
+/// Plays generation `g`'s games with `net`, writes them (PGN) and their samples (JSON
+/// lines), says the score and the rate, and returns the samples with their game numbers.
+fn play_generation(
+    out: &mut impl Write,
+    net: &Net,
+    args: &Args,
+    g: u32,
+) -> anyhow::Result<Vec<(u64, Sample)>> {
+    let file = |ext: &str| args.out_dir.join(format!("gen-{g}.{ext}"));
+    let opts = SelfPlayOptions {
+        search: PuctSettings {
+            simulations: args.simulations,
+            c: args.c,
+            dirichlet_alpha: args.alpha,
+            dirichlet_fraction: args.noise,
+        },
+        temperature_plies: args.temperature_plies,
+        max_plies: args.max_plies,
+        seed: args.seed ^ (u64::from(g) << 32),
+    };
+    let play_start = Instant::now();
+    let bar = Bar::new(
+        &format!("generation {g}"),
+        Unit::Items("games"),
+        Some(args.games),
+        args.quiet,
+    );
+    let games = selfplay::play_games(net, &opts, 0, args.games, &|_| bar.inc(1));
+    bar.finish();
+    let play_seconds = play_start.elapsed().as_secs_f64();
+    write_pgn(&file("pgn"), g, &games)?;
+    let samples: Vec<(u64, Sample)> = games
+        .iter()
+        .enumerate()
+        .flat_map(|(i, game)| game.samples.iter().map(move |s| (i as u64, s.clone())))
+        .collect();
+    write_samples(&file("jsonl"), &samples)?;
+    let (w, d, l) = games
+        .iter()
+        .fold((0, 0, 0), |(w, d, l), game| match game.outcome() {
+            x if x > 0.0 => (w + 1, d, l),
+            x if x < 0.0 => (w, d, l + 1),
+            _ => (w, d + 1, l),
+        });
+    let plies: usize = games.iter().map(|g| g.moves.len()).sum();
+    let simulations: u64 = games.iter().map(|g| g.simulations).sum();
+    writeln!(
+        out,
+        "generation {g}: {} games (White +{w} ={d} −{l}), {plies} positions, {:.0} plies per game, in {play_seconds:.1} s ({:.0} simulations/s)",
+        games.len(),
+        plies as f64 / games.len() as f64,
+        simulations as f64 / play_seconds.max(1e-9)
+    )?;
+    out.flush()?;
+    Ok(samples)
 }
 
 /// Trains the next generation from `net` on the window's samples (games 0, 10, 20, … of

@@ -317,9 +317,33 @@ fn extras<S: Sink>(
 /// Feeds every coefficient of the groups in `groups` to `sink`.
 pub(crate) fn extract<S: Sink>(pos: &Chess, groups: &Groups, sink: &mut S) {
     let board = pos.board();
-    let white = board.white();
-    let black = board.black();
+    piece_terms(board, groups, sink);
+    let passed = pawn_terms(board, groups, sink);
+    if groups.needs_attack_maps() {
+        attack_terms(pos, groups, &passed, sink);
+    }
+    if groups.pawn_shield {
+        sink.add(
+            layout::PAWN_SHIELD,
+            pawn_shield(board, Color::White) - pawn_shield(board, Color::Black),
+        );
+    }
+    if groups.bishop_pair {
+        let bishops = board.bishops();
+        let c = i32::from((bishops & board.white()).more_than_one())
+            - i32::from((bishops & board.black()).more_than_one());
+        sink.add(layout::BISHOP_PAIR, c);
+    }
+    if groups.tempo {
+        sink.add(layout::TEMPO, pos.turn().fold_wb(1, -1));
+    }
+    study_terms(pos, groups, sink);
+}
 
+/// Material (kings left out) and the piece-square tables.
+#[inline]
+fn piece_terms<S: Sink>(board: &Board, groups: &Groups, sink: &mut S) {
+    let (white, black) = (board.white(), board.black());
     if groups.material {
         for (i, role) in ROLES[..5].iter().enumerate() {
             let by_role = board.by_role(*role);
@@ -329,7 +353,6 @@ pub(crate) fn extract<S: Sink>(pos: &Chess, groups: &Groups, sink: &mut S) {
             }
         }
     }
-
     if groups.pst {
         for role in ROLES {
             let base = layout::PST + 64 * role_index(role);
@@ -342,19 +365,21 @@ pub(crate) fn extract<S: Sink>(pos: &Chess, groups: &Groups, sink: &mut S) {
             }
         }
     }
+}
 
-    let passed = if groups.pawn_structure || groups.extras {
-        let sets = pawn_sets(board);
-        if groups.pawn_structure {
-            let count = |b: ByColor<Bitboard>| b.white.count() as i32 - b.black.count() as i32;
-            sink.add(layout::DOUBLED_PAWN, count(sets.doubled));
-            sink.add(layout::ISOLATED_PAWN, count(sets.isolated));
-        }
-        passed_pawns(&sets)
-    } else {
-        ByColor::default()
-    };
+/// Doubled, isolated and passed pawns (by rank); returns the passed pawns, which the
+/// extras use too (none when neither group is asked for).
+#[inline]
+fn pawn_terms<S: Sink>(board: &Board, groups: &Groups, sink: &mut S) -> ByColor<Bitboard> {
+    if !(groups.pawn_structure || groups.extras) {
+        return ByColor::default();
+    }
+    let sets = pawn_sets(board);
+    let passed = passed_pawns(&sets);
     if groups.pawn_structure {
+        let count = |b: ByColor<Bitboard>| b.white.count() as i32 - b.black.count() as i32;
+        sink.add(layout::DOUBLED_PAWN, count(sets.doubled));
+        sink.add(layout::ISOLATED_PAWN, count(sets.isolated));
         let wp = passed_by_rank(passed.white, Color::White);
         let bp = passed_by_rank(passed.black, Color::Black);
         for i in 0..6 {
@@ -363,56 +388,47 @@ pub(crate) fn extract<S: Sink>(pos: &Chess, groups: &Groups, sink: &mut S) {
             }
         }
     }
+    passed
+}
 
-    if groups.needs_attack_maps() {
-        let w = side_attacks(board, Color::White, king_zone(board, Color::Black));
-        let b = side_attacks(board, Color::Black, king_zone(board, Color::White));
-        if groups.mobility {
-            for i in 0..4 {
-                let c = w.mobility[i] - b.mobility[i];
-                if c != 0 {
-                    sink.add(layout::MOBILITY + i, c);
-                }
+/// The terms read from both sides' attack maps: mobility, king-zone attacks, defended
+/// and hanging men, and the extras.
+#[inline]
+fn attack_terms<S: Sink>(pos: &Chess, groups: &Groups, passed: &ByColor<Bitboard>, sink: &mut S) {
+    let board = pos.board();
+    let w = side_attacks(board, Color::White, king_zone(board, Color::Black));
+    let b = side_attacks(board, Color::Black, king_zone(board, Color::White));
+    if groups.mobility {
+        for i in 0..4 {
+            let c = w.mobility[i] - b.mobility[i];
+            if c != 0 {
+                sink.add(layout::MOBILITY + i, c);
             }
         }
-        if groups.king_zone {
-            sink.add(layout::KING_ZONE_ATTACKS, w.king_zone - b.king_zone);
-        }
-        let kings = board.kings();
-        let white_men = white & !kings;
-        let black_men = black & !kings;
-        if groups.defended {
-            let c = (white_men & w.all).count() as i32 - (black_men & b.all).count() as i32;
-            sink.add(layout::DEFENDED, c);
-        }
-        if groups.hanging {
-            let c = (white_men & b.all & !w.all).count() as i32
-                - (black_men & w.all & !b.all).count() as i32;
-            sink.add(layout::HANGING, c);
-        }
-        if groups.extras {
-            extras(pos, &w, &b, &passed, sink);
-        }
     }
-
-    if groups.pawn_shield {
-        sink.add(
-            layout::PAWN_SHIELD,
-            pawn_shield(board, Color::White) - pawn_shield(board, Color::Black),
-        );
+    if groups.king_zone {
+        sink.add(layout::KING_ZONE_ATTACKS, w.king_zone - b.king_zone);
     }
-
-    if groups.bishop_pair {
-        let bishops = board.bishops();
-        let c = i32::from((bishops & white).more_than_one())
-            - i32::from((bishops & black).more_than_one());
-        sink.add(layout::BISHOP_PAIR, c);
+    let kings = board.kings();
+    let white_men = board.white() & !kings;
+    let black_men = board.black() & !kings;
+    if groups.defended {
+        let c = (white_men & w.all).count() as i32 - (black_men & b.all).count() as i32;
+        sink.add(layout::DEFENDED, c);
     }
-
-    if groups.tempo {
-        sink.add(layout::TEMPO, pos.turn().fold_wb(1, -1));
+    if groups.hanging {
+        let c = (white_men & b.all & !w.all).count() as i32
+            - (black_men & w.all & !b.all).count() as i32;
+        sink.add(layout::HANGING, c);
     }
+    if groups.extras {
+        extras(pos, &w, &b, passed, sink);
+    }
+}
 
+/// The studies' mobility and king safety.
+#[inline]
+fn study_terms<S: Sink>(pos: &Chess, groups: &Groups, sink: &mut S) {
     if groups.study_mobility {
         let c = if groups.fast_study_mobility {
             let (w, b) = study::mobility_counts(pos);
@@ -423,9 +439,8 @@ pub(crate) fn extract<S: Sink>(pos: &Chess, groups: &Groups, sink: &mut S) {
         };
         sink.add(layout::STUDY_MOBILITY, c);
     }
-
     if groups.study_king_safety {
-        sink.add(layout::STUDY_KING_SAFETY, study::study_king_safety(board));
+        sink.add(layout::STUDY_KING_SAFETY, study::study_king_safety(pos.board()));
     }
 }
 

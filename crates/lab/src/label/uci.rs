@@ -25,6 +25,19 @@ impl Go {
     }
 }
 
+/// The UCI options a labeller is started with: `given`, and `Threads=1` and `Hash=16`
+/// unless given (many engines labelling at once share the cores; names compare as UCI's,
+/// without case).
+pub fn options_with_defaults(given: &[(String, String)]) -> Vec<(String, String)> {
+    let mut options = given.to_vec();
+    for (k, v) in [("Threads", "1"), ("Hash", "16")] {
+        if !options.iter().any(|(o, _)| o.eq_ignore_ascii_case(k)) {
+            options.push((k.to_owned(), v.to_owned()));
+        }
+    }
+    options
+}
+
 /// A running UCI engine that labels positions.
 pub struct UciLabeller {
     engine: Engine,
@@ -98,5 +111,24 @@ impl Labeller for UciLabeller {
                 _ => {}
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threads_and_hash_default_unless_given() {
+        let given = vec![("threads".to_owned(), "4".to_owned())];
+        let options = options_with_defaults(&given);
+        assert_eq!(
+            options,
+            vec![
+                ("threads".to_owned(), "4".to_owned()),
+                ("Hash".to_owned(), "16".to_owned())
+            ]
+        );
+        assert_eq!(options_with_defaults(&[]).len(), 2);
     }
 }

@@ -54,6 +54,31 @@ pub struct NetOptions {
     pub seed: u64,
 }
 
+impl NetOptions {
+    /// The studies' settings for `arch` at its default size: cnn-study 100 epochs of 2,048
+    /// positions without decay; cnn-eval 15 of 512 with time-based decay 1e-4; the ResNets
+    /// 20 of 512. Adam at 1e-3, patience 2, no weight decay; `k` is the caller's.
+    pub fn for_arch(arch: Arch) -> NetOptions {
+        let (epochs, batch, decay) = match arch {
+            Arch::CnnStudy => (100, 2048, 0.0),
+            Arch::CnnEval => (15, 512, 1e-4),
+            Arch::ResnetPolicy | Arch::PolicyValue => (20, 512, 0.0),
+        };
+        NetOptions {
+            arch,
+            shape: arch.default_shape(),
+            epochs,
+            batch,
+            lr: 1e-3,
+            decay,
+            weight_decay: 0.0,
+            patience: 2,
+            k: 0.0,
+            seed: 1,
+        }
+    }
+}
+
 /// Training errors.
 #[derive(Debug, thiserror::Error)]
 pub enum NetTrainError {

@@ -89,6 +89,16 @@ impl Dataset {
             Part::Test => &self.test,
         }
     }
+
+    /// (label in cp, game result) of the train part's positions with a game result: what
+    /// K of σ(K·cp) is fitted on.
+    pub fn train_pairs(&self) -> Vec<(f64, f64)> {
+        self.train
+            .iter()
+            .filter(|s| !s.result.is_nan())
+            .map(|s| (f64::from(s.label_cp), f64::from(s.result)))
+            .collect()
+    }
 }
 
 /// Reads every position with a label of `labels` (of the `sources` selected, all when

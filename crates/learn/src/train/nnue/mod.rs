@@ -172,6 +172,50 @@ pub enum TrainError {
     },
 }
 
+/// What is wrong with training on these parts, short of an error: the network would learn
+/// its few positions, not chess, or the epoch could not be chosen.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Warning {
+    /// No position in the valid part: the last epoch is kept, no validation loss measured.
+    #[error(
+        "no labelled positions in the valid part (the split keeps a game's positions \
+         together, and {train} train positions came from too few): the last epoch is kept \
+         and no validation loss is measured; label or import more positions"
+    )]
+    NoValid {
+        /// Positions in the train part.
+        train: usize,
+    },
+    /// Fewer training positions than weights.
+    #[error(
+        "only {train} training positions for {weights} weights: the network will learn these \
+         positions, not chess; label more positions or lower --hidden"
+    )]
+    FewPositions {
+        /// Positions in the train part.
+        train: usize,
+        /// The network's weights and biases.
+        weights: usize,
+    },
+}
+
+/// The warnings training `opts`' network on `train`, choosing the epoch on `valid`, deserves.
+pub fn warnings(train: &[Sample], valid: &[Sample], opts: &Options) -> Vec<Warning> {
+    let mut found = Vec::new();
+    if valid.is_empty() {
+        found.push(Warning::NoValid { train: train.len() });
+    }
+    let (inputs, hidden, buckets) = (opts.features.inputs(), opts.hidden, opts.buckets);
+    let weights = inputs * hidden + hidden + buckets * (2 * hidden + 1);
+    if train.len() < weights {
+        found.push(Warning::FewPositions {
+            train: train.len(),
+            weights,
+        });
+    }
+    found
+}
+
 /// Trains a network on `train`, keeping the epoch with the lowest loss on `valid`, and
 /// measures it on `test`.
 pub fn train(
@@ -455,6 +499,37 @@ pub fn measure(net: &Network, samples: &[Sample], opts: &Options) -> Measures {
 mod tests {
     use super::*;
     use chessgraph_core::chess::fen::parse_position;
+
+    /// An empty valid part and fewer positions than weights are both said, with numbers.
+    #[test]
+    fn warnings_name_the_counts() {
+        let sample = Sample::new(
+            &parse_position("4k3/8/8/8/8/8/8/3QK3 w - - 0 1").unwrap(),
+            FeatureSet::Pieces,
+            100.0,
+            f32::NAN,
+        );
+        let opts = Options {
+            features: FeatureSet::Pieces,
+            hidden: 8,
+            buckets: 1,
+            ..Options::default()
+        };
+        let train = vec![sample; 3];
+        let found = warnings(&train, &[], &opts);
+        assert_eq!(
+            found,
+            vec![
+                Warning::NoValid { train: 3 },
+                Warning::FewPositions {
+                    train: 3,
+                    weights: 768 * 8 + 8 + 17
+                }
+            ]
+        );
+        let many = vec![sample; 7000];
+        assert!(warnings(&many, &many[..1], &opts).is_empty());
+    }
 
     /// A tiny net overfits a handful of positions to a loss near zero.
     #[test]
