@@ -320,7 +320,6 @@ pub fn choose_k(
     pairs: &[(f64, f64)],
 ) -> anyhow::Result<f64> {
     if let Some(k) = given {
-        anyhow::ensure!(k > 0.0 && k.is_finite(), "--k must be positive");
         writeln!(out, "K = {k:.6} per cp (given)")?;
         return Ok(k);
     }

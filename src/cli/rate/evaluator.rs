@@ -40,7 +40,7 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     sample: Option<usize>,
     /// K of the Texel loss σ(K·cp), the same for every evaluator [default: fitted on the positions' labels and game results, else ln(10)/400].
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = crate::cli::values::positive::<f64>)]
     k: Option<f64>,
     /// No progress bar.
     #[arg(long, short)]
@@ -73,58 +73,15 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let (samples, source) = match &args.input {
-        Some(path) => {
-            let format = match args.format.or_else(|| Format::from_path(path)) {
-                Some(f) => f,
-                None => anyhow::bail!(
-                    "cannot tell the format of {} from its name: give --format csv|pgn|epd",
-                    path.display()
-                ),
-            };
-            let (mut samples, rejects) =
-                evaluator::read_file(path, format, ReadOptions { pov: args.pov })
-                    .with_context(|| format!("reading {}", path.display()))?;
-            for r in rejects.iter().take(5) {
-                warn!("{}:{}: {}", path.display(), r.line, r.reason);
-            }
-            if rejects.len() > 5 {
-                warn!(
-                    "{}: {} more rows rejected",
-                    path.display(),
-                    rejects.len() - 5
-                );
-            }
-            if let Some(n) = args.sample {
-                samples.truncate(n);
-            }
-            (samples, path.display().to_string())
-        }
-        None => {
-            let part = match args.part.as_str() {
-                "all" => None,
-                p => Some(Part::parse(p).with_context(|| {
-                    format!("--part must be train, valid, test or all, not {p:?}")
-                })?),
-            };
-            let conn = crate::cli::open_reading(
-                db_path,
-                "`chessgraph import FILE` (or give --input FILE)",
-            )?;
-            let labels = LabelChoice::parse(&args.labels)?;
-            let samples = evaluator::read_db(&conn, part, args.sample, &labels)
-                .with_context(|| format!("reading positions from {}", db_path.display()))?;
-            (
-                samples,
-                format!("{} ({} part)", db_path.display(), args.part),
-            )
-        }
+        Some(path) => (read_input(path, &args)?, path.display().to_string()),
+        None => (
+            read_stored(db_path, &args)?,
+            format!("{} ({} part)", db_path.display(), args.part),
+        ),
     };
     anyhow::ensure!(!samples.is_empty(), "no positions to evaluate in {source}");
     let k = match args.k {
-        Some(k) => {
-            anyhow::ensure!(k > 0.0 && k.is_finite(), "--k must be positive");
-            k
-        }
+        Some(k) => k,
         // One K for every evaluator: fitted on these positions' labels and results.
         None => evaluator::fit_k(&samples),
     };
@@ -160,6 +117,48 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
         return Ok(());
     }
     print(&reports, &samples, &source, args.json)
+}
+
+/// The labelled positions of `--input` (the first rejected rows said), at most `--sample`.
+fn read_input(path: &Path, args: &Args) -> anyhow::Result<Vec<Sample>> {
+    let Some(format) = args.format.or_else(|| Format::from_path(path)) else {
+        anyhow::bail!(
+            "cannot tell the format of {} from its name: give --format csv|pgn|epd",
+            path.display()
+        )
+    };
+    let (mut samples, rejects) = evaluator::read_file(path, format, ReadOptions { pov: args.pov })
+        .with_context(|| format!("reading {}", path.display()))?;
+    for r in rejects.iter().take(5) {
+        warn!("{}:{}: {}", path.display(), r.line, r.reason);
+    }
+    if rejects.len() > 5 {
+        warn!(
+            "{}: {} more rows rejected",
+            path.display(),
+            rejects.len() - 5
+        );
+    }
+    if let Some(n) = args.sample {
+        samples.truncate(n);
+    }
+    Ok(samples)
+}
+
+/// The database's positions of `--part` with a label of `--labels`, at most `--sample`.
+fn read_stored(db_path: &Path, args: &Args) -> anyhow::Result<Vec<Sample>> {
+    let part = match args.part.as_str() {
+        "all" => None,
+        p => Some(
+            Part::parse(p)
+                .with_context(|| format!("--part must be train, valid, test or all, not {p:?}"))?,
+        ),
+    };
+    let conn =
+        crate::cli::open_reading(db_path, "`chessgraph import FILE` (or give --input FILE)")?;
+    let labels = LabelChoice::parse(&args.labels)?;
+    evaluator::read_db(&conn, part, args.sample, &labels)
+        .with_context(|| format!("reading positions from {}", db_path.display()))
 }
 
 /// Keeps the comparison in the database's `runs` for `chessgraph report`, flat, so that the

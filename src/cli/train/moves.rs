@@ -73,6 +73,15 @@ fn moves(
         writeln!(out)?;
         return Ok(());
     }
+    print_fit(out, &f, a.alpha)?;
+    if let Some(path) = &a.out {
+        writeln!(out, "model written to {}", path.display())?;
+    }
+    Ok(())
+}
+
+/// The fit's record: its games, examples, rates and the metrics table.
+fn print_fit(out: &mut impl Write, f: &moves::MovesFit, alpha: f64) -> anyhow::Result<()> {
     let c = &f.collected;
     writeln!(
         out,
@@ -113,7 +122,7 @@ fn moves(
         } else {
             ", NOT converged: raise --max-iterations"
         },
-        a.alpha
+        alpha
     )?;
     writeln!(
         out,
@@ -136,9 +145,6 @@ fn moves(
         "the board columns are the same for every move of a position: the move ranking comes \
          from the from- and to-square weights alone"
     )?;
-    if let Some(path) = &a.out {
-        writeln!(out, "model written to {}", path.display())?;
-    }
     Ok(())
 }
 

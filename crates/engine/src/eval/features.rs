@@ -440,7 +440,10 @@ fn study_terms<S: Sink>(pos: &Chess, groups: &Groups, sink: &mut S) {
         sink.add(layout::STUDY_MOBILITY, c);
     }
     if groups.study_king_safety {
-        sink.add(layout::STUDY_KING_SAFETY, study::study_king_safety(pos.board()));
+        sink.add(
+            layout::STUDY_KING_SAFETY,
+            study::study_king_safety(pos.board()),
+        );
     }
 }
 
