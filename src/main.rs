@@ -42,6 +42,8 @@ enum Command {
     Analyze(cli::analyze::Args),
     /// Show what is in the database: counts, distributions, sources and rejects.
     Stats(cli::stats::Args),
+    /// Run SQL on the database with chessgraph's functions, so every view reads: `chessgraph sql "SELECT fen, eval_cp FROM positions LIMIT 5"` (read-only unless --write; --format table|csv|json|jsonl).
+    Sql(cli::sql::Args),
     /// Fit evaluation weights to the features on the train split and store them: `fit linear` (on eval_cp) or `fit logistic` (on the result or the sign).
     Fit(cli::fit::Args),
     /// Texel-tune the tapered evaluator (material, PSTs, mobility, king safety, pawns) on the stored positions.
@@ -104,6 +106,7 @@ fn main() -> ExitCode {
         Command::Import(args) => cli::import::run(&cli.db, args),
         Command::Analyze(args) => cli::analyze::run(&cli.db, args),
         Command::Stats(args) => cli::stats::run(&cli.db, args),
+        Command::Sql(args) => cli::sql::run(&cli.db, args),
         Command::Fit(args) => cli::fit::run(&cli.db, args),
         Command::Tune(args) => cli::tune::run(&cli.db, args),
         Command::Datagen(args) => cli::datagen::run(&cli.db, args),

@@ -35,6 +35,7 @@ pub mod report;
 #[cfg(feature = "serve")]
 pub mod serve;
 pub mod solve;
+pub mod sql;
 pub mod stats;
 pub mod tournament;
 pub mod train;

@@ -33,4 +33,6 @@ mod serve_browser;
 mod serve_safe;
 mod solve;
 mod sprt;
+mod sql;
+mod sqlite_clients;
 mod tournament;

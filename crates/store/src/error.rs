@@ -118,6 +118,20 @@ pub enum Error {
         /// What is wrong with it.
         why: &'static str,
     },
+    /// SQLite refused a statement of the user's query (`chessgraph sql`).
+    #[error("statement {statement} of the query: {message}")]
+    Query {
+        /// Its number in the script, from 1.
+        statement: u64,
+        /// SQLite's message.
+        message: String,
+    },
+    /// A statement of the user's query writes, and the database was opened for reading.
+    #[error("statement {statement} of the query writes to the database: give --write to allow it")]
+    QueryWrites {
+        /// Its number in the script, from 1.
+        statement: u64,
+    },
     /// `--labels` names no labeller.
     #[error("--labels {0:?}: no labeller named")]
     NoLabeller(String),
@@ -160,6 +174,8 @@ impl Error {
                 Error::Condition(_)
                     | Error::NoLabeller(_)
                     | Error::BadLabellerName { .. }
+                    | Error::Query { .. }
+                    | Error::QueryWrites { .. }
                     | Error::UnknownLabeller { .. }
                     | Error::EvaluatorExists(_)
                     | Error::UnknownFormat(_)

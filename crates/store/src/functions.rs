@@ -7,15 +7,17 @@
 //! - `board_fen(bytes)`: the normalized 4-field FEN (`positions.fen`'s form) of packed
 //!   bytes; bytes that no packing wrote are an error.
 //! - `board_key(bytes)`: the 47-bit key of packed bytes ([`chessgraph_core::chess::packed::key`]),
-//!   what the index of `position_rows` is built on: `WHERE board_key(board) =
-//!   board_key(pack_fen(?)) AND board = pack_fen(?)` finds a position by FEN through it.
+//!   what `position_rows.key` holds (written by the import, in Rust) and is indexed on:
+//!   `WHERE key = board_key(pack_fen(?)) AND board = pack_fen(?)` finds a position by
+//!   FEN through it.
 //! - `board_attacks(bytes, color)`: the squares `color` (`'white'` or `'black'`) attacks,
 //!   as a bitboard (a1 = bit 0), the `features.white_attacks` / `black_attacks` columns.
 //! - `split_part(key, seed, train_pct, valid_pct)` and `game_key(line, white, black, event,
 //!   date, start_fen)`: the split's definition ([`chessgraph_core::split`]), for the `splits` view.
 //!
-//! Both are deterministic, so they may be used in indexes, views and generated columns;
-//! NULL gives NULL.
+//! All are deterministic; NULL gives NULL. The schema uses them in views only, never in
+//! an index, trigger of a table, CHECK or default, so that clients without them can
+//! still check and maintain the file.
 
 use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::types::{Value, ValueRef};
@@ -122,6 +124,16 @@ fn sql_game_key(ctx: &Context<'_>) -> rusqlite::Result<String> {
     ))
 }
 
+/// The names of the functions [`register`] registers.
+pub const NAMES: [&str; 6] = [
+    "pack_fen",
+    "board_fen",
+    "board_key",
+    "board_attacks",
+    "split_part",
+    "game_key",
+];
+
 /// Registers the functions on `conn`.
 pub fn register(conn: &Connection) -> rusqlite::Result<()> {
     let flags = FunctionFlags::SQLITE_UTF8
@@ -139,6 +151,22 @@ pub fn register(conn: &Connection) -> rusqlite::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_are_what_register_registers() {
+        let conn = Connection::open_in_memory().unwrap();
+        register(&conn).unwrap();
+        for name in NAMES {
+            let n: i64 = conn
+                .query_row(
+                    "SELECT count(*) FROM pragma_function_list WHERE name = ?1",
+                    [name],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            assert_eq!(n, 1, "{name}");
+        }
+    }
 
     #[test]
     fn fen_and_packed_bytes_round_trip_in_sql() {

@@ -66,6 +66,16 @@ pub fn which(name: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// The `sqlite3` shell on `PATH` (the distribution's, without chessgraph's functions), or
+/// `None` (after reporting the need).
+pub fn sqlite3() -> Option<PathBuf> {
+    let found = which("sqlite3");
+    if found.is_none() {
+        missing("the sqlite3 shell on PATH (apt-get install sqlite3)");
+    }
+    found
+}
+
 /// `chromium` and `chromedriver` on `PATH`, or `None` (after reporting the need).
 pub fn chromium() -> Option<(PathBuf, PathBuf)> {
     match (which("chromium"), which("chromedriver")) {

@@ -110,7 +110,7 @@ fn a_stored_position_that_no_longer_parses_is_an_error_not_skipped() {
            VALUES (1, 't', 'csv', 'none', 'white', 'now'); \
          INSERT INTO positions (fen, fen_input, eval_cp, source_id, line) VALUES \
            ('4k3/8/8/8/8/8/8/4K3 w - -', 'x', 0, 1, 1); \
-         INSERT INTO position_rows (board, eval_cp, source_id, line) VALUES (x'0000', 10, 1, 2);",
+         INSERT INTO position_rows (board, key, eval_cp, source_id, line) VALUES (x'0000', 0, 10, 1, 2);",
     )
     .unwrap();
     let err = load(&conn, None, &LabelChoice::default()).unwrap_err();

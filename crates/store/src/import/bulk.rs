@@ -62,8 +62,7 @@ pub const AUTO_MIN_BYTES: u64 = 8 << 20;
 const SORT_CACHE_KIB: i64 = -65_536;
 
 /// The index the bulk path drops and rebuilds, as in the migration.
-const KEY_INDEX: &str =
-    "CREATE INDEX IF NOT EXISTS position_rows_key ON position_rows(board_key(board))";
+const KEY_INDEX: &str = "CREATE INDEX IF NOT EXISTS position_rows_key ON position_rows(key)";
 
 /// Whether a new import of `path` in `format` takes the bulk path.
 pub(super) fn wanted(
@@ -269,8 +268,7 @@ pub(super) fn finish(
     let mut keys: Vec<i64> = Vec::new();
     {
         let mut scan = tx.prepare(
-            "SELECT board_key(board), id FROM position_rows INDEXED BY position_rows_key \
-             ORDER BY board_key(board)",
+            "SELECT key, id FROM position_rows INDEXED BY position_rows_key ORDER BY key",
         )?;
         let mut rows = scan.query([])?;
         // The current key, how many rows hold it, and whether one of them is new.
@@ -298,8 +296,7 @@ pub(super) fn finish(
             keys.push(k);
         }
     }
-    let mut rows =
-        tx.prepare("SELECT id, board FROM position_rows WHERE board_key(board) = ?1 ORDER BY id")?;
+    let mut rows = tx.prepare("SELECT id, board FROM position_rows WHERE key = ?1 ORDER BY id")?;
     for key in keys {
         let group: Vec<(i64, Vec<u8>)> = rows
             .query_map([key], |r| Ok((r.get(0)?, r.get(1)?)))?

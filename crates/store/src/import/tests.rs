@@ -1,23 +1,18 @@
 use indicatif::ProgressBar;
-use rusqlite::functions::FunctionFlags;
 
 use super::*;
 
-/// Keys that collide: the real key cut to two bits, so that 40 positions share 4 keys.
-fn weak_keys(conn: &Connection) {
-    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
-    conn.create_scalar_function("board_key", 1, flags, |ctx| {
-        let bytes = ctx.get_raw(0).as_blob()?;
-        Ok(chessgraph_core::chess::packed::key(bytes) & 3)
-    })
-    .unwrap();
+/// Keys that collide: the real key cut to two bits (on this thread), so that 40
+/// positions share 4 keys.
+fn weak_keys() {
+    super::writer::tests_key_mask::MASK.set(3);
 }
 
 #[test]
 fn colliding_keys_keep_distinct_positions_apart_and_duplicates_together() {
     let dir = tempfile::tempdir().unwrap();
     let mut conn = crate::open(&dir.path().join("t.db")).unwrap();
-    weak_keys(&conn);
+    weak_keys();
     // 40 distinct positions, then the first 10 again (with move counters: the same
     // positions as far as the key goes).
     let mut csv = String::from("FEN,Evaluation\n");
@@ -39,7 +34,7 @@ fn colliding_keys_keep_distinct_positions_apart_and_duplicates_together() {
     assert_eq!((s.imported, s.duplicates, s.rejected), (40, 10, 0));
     let (rows, boards, keys): (i64, i64, i64) = conn
         .query_row(
-            "SELECT count(*), count(DISTINCT board), count(DISTINCT board_key(board)) \
+            "SELECT count(*), count(DISTINCT board), count(DISTINCT key) \
              FROM position_rows",
             [],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),

@@ -10,6 +10,24 @@ use crate::Result;
 use chessgraph_core::data::{GameInfo, Item, Label, Reject, Row};
 use chessgraph_core::graph::Features;
 
+/// The stored key of a row's packed board (`position_rows.key`): the board's 47-bit key.
+/// Collisions are too rare to meet in a test (about 2⁻⁴⁷ a pair), so this crate's tests
+/// can narrow the key to a few bits to make them.
+fn row_key(board: &[u8]) -> i64 {
+    let key = chessgraph_core::chess::packed::key(board);
+    #[cfg(test)]
+    let key = key & tests_key_mask::MASK.get();
+    key
+}
+
+/// The mask the tests narrow the key with (all bits otherwise).
+#[cfg(test)]
+pub(crate) mod tests_key_mask {
+    thread_local! {
+        pub(crate) static MASK: std::cell::Cell<i64> = const { std::cell::Cell::new(-1) };
+    }
+}
+
 /// Test hook, the only one of the import: `CHESSGRAPH_TEST_PAUSE_AFTER_BATCH=N:PATH` makes
 /// the import, right after committing its Nth batch (counted from 1 in this run), create
 /// the file PATH and then wait for as long as PATH exists. A test waits for PATH to
@@ -165,11 +183,18 @@ impl<'c> Writer<'c> {
             .tx
             .prepare_cached(
                 "SELECT id, source_id = ?2 AND line = ?3 AND ply IS ?4 FROM position_rows \
-                 WHERE board_key(board) = board_key(?1) AND board = ?1",
+                 WHERE key = ?5 AND board = ?1",
             )?
-            .query_row(params![row.board, self.source_id, row.line, row.ply], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
+            .query_row(
+                params![
+                    row.board,
+                    self.source_id,
+                    row.line,
+                    row.ply,
+                    row_key(&row.board)
+                ],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .optional()?;
         let Some((id, ours)) = stored else {
             return self.insert(row, eval_cp, mate, game_id, features);
@@ -204,9 +229,9 @@ impl<'c> Writer<'c> {
     ) -> Result<()> {
         self.tx
             .prepare_cached(
-                "INSERT INTO position_rows (board, eval_cp, mate, source_id, line, game_id, ply, \
-                 result, best_move, next_move, fen_input) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                "INSERT INTO position_rows (board, key, eval_cp, mate, source_id, line, game_id, \
+                 ply, result, best_move, next_move, fen_input) \
+                 VALUES (?1, ?12, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             )?
             .execute(params![
                 row.board,
@@ -220,6 +245,7 @@ impl<'c> Writer<'c> {
                 row.best_move,
                 row.next_move,
                 row.fen_input,
+                row_key(&row.board),
             ])?;
         self.summary.imported += 1;
         let id = self.tx.last_insert_rowid();

@@ -1,0 +1,96 @@
+//! The database file is SQLite's, for any client: the distribution's `sqlite3` shell,
+//! without chessgraph's functions, checks, vacuums, reindexes and deletes from the
+//! tables of a database the CLI made (no index, trigger, CHECK or default calls a
+//! chessgraph function), and chessgraph reads the result.
+
+use crate::cgtest;
+use crate::util::fixture;
+
+/// Runs `sql` in the `sqlite3` shell on the test database; its standard output, or a
+/// failure with both streams.
+fn shell(sqlite3: &std::path::Path, db: &std::path::Path, sql: &str) -> String {
+    let out = std::process::Command::new(sqlite3)
+        .arg("-bail")
+        .arg(db)
+        .arg(sql)
+        .output()
+        .expect("run sqlite3");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "sqlite3 {sql:?} failed: {}{stdout}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+cgtest!(
+    the_sqlite3_shell_maintains_a_database_without_the_functions,
+    |dir| {
+        let Some(sqlite3) = chessgraph_testkit::sqlite3() else {
+            return;
+        };
+        for input in [
+            "three-games.pgn",
+            "positions-2000.csv",
+            "lichess-evals.jsonl",
+        ] {
+            dir.run(&["import", "-q", &fixture(input)]);
+        }
+        dir.ok(&["analyze", "-q"]);
+        let db = dir.db();
+        let before = dir.int("SELECT count(*) FROM position_rows");
+        let tenths = dir.int("SELECT count(*) FROM position_rows WHERE id % 10 = 0");
+        assert!(before > 2000, "{before}");
+
+        assert_eq!(shell(&sqlite3, &db, "PRAGMA integrity_check").trim(), "ok");
+        shell(&sqlite3, &db, "VACUUM");
+        shell(&sqlite3, &db, "REINDEX");
+        // The tables read, keys included, with no function.
+        let first = shell(
+            &sqlite3,
+            &db,
+            "SELECT count(*), sum(length(board) BETWEEN 9 AND 25), \
+         sum(key BETWEEN 0 AND (1 << 47) - 1) FROM position_rows",
+        );
+        assert_eq!(
+            first.trim(),
+            format!("{before}|{before}|{before}"),
+            "{first}"
+        );
+        let deleted = shell(
+            &sqlite3,
+            &db,
+            "DELETE FROM position_rows WHERE id % 10 = 0; SELECT changes()",
+        );
+        let deleted: i64 = deleted.trim().parse().unwrap();
+        assert_eq!(deleted, tenths);
+        assert_eq!(shell(&sqlite3, &db, "PRAGMA integrity_check").trim(), "ok");
+
+        // The views need the functions, and say so; chessgraph reads what the shell left.
+        let out = std::process::Command::new(&sqlite3)
+            .arg(&db)
+            .arg("SELECT fen FROM positions LIMIT 1")
+            .output()
+            .unwrap();
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("board_fen"),
+            "{out:?}"
+        );
+        let stats = dir.ok(&["stats"]);
+        assert!(
+            stats.contains(&format!("positions     {}", before - deleted)),
+            "{stats}"
+        );
+        // A position the shell deleted is imported again as a new one, found by its key.
+        let out = dir.ok(&["import", &fixture("positions-2000.csv"), "--force"]);
+        assert!(out.contains("2000 rows read"), "{out}");
+        assert_eq!(
+            dir.int(
+                "SELECT count(*) FROM (SELECT board FROM position_rows GROUP BY board \
+             HAVING count(*) > 1)"
+            ),
+            0
+        );
+    }
+);
