@@ -124,7 +124,12 @@ impl<W: Write> Table<W> {
         self.flowing = true;
         let header = std::mem::take(&mut self.header);
         let plain = vec![false; header.len()];
-        self.line(&header, &plain)?;
+        // A numeric column's name is right-aligned over its numbers.
+        let aligned = self
+            .held
+            .first()
+            .map_or_else(|| plain.clone(), |(_, numeric)| numeric.clone());
+        self.line(&header, &aligned)?;
         let rule: Vec<String> = self.widths.iter().map(|&w| "-".repeat(w)).collect();
         self.line(&rule, &plain)?;
         for (cells, numeric) in std::mem::take(&mut self.held) {

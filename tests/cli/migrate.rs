@@ -23,7 +23,10 @@ fn dump(conn: &rusqlite::Connection) -> Vec<(String, Vec<String>)> {
         ("labels", "labeller, position_id"),
         ("label_failures", "labeller, position_id"),
         ("splits", "position_id"),
-        ("import_errors", "source_id, line, reason"),
+        (
+            "(SELECT source_id, line, text, reason FROM import_errors)",
+            "source_id, line, reason",
+        ),
         ("fits", "id"),
     ]
     .iter()
@@ -42,6 +45,8 @@ fn migrates_with_every_row_unchanged(dir: &crate::util::Dir, version: i64) {
     std::fs::write(dir.db(), zstd::decode_all(packed.as_slice()).unwrap()).unwrap();
     let before = {
         let old = rusqlite::Connection::open(dir.db()).unwrap();
+        // Schema 10's views compute their FENs with the functions.
+        chessgraph_store::functions::register(&old).unwrap();
         let found: i64 = old
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();

@@ -94,3 +94,87 @@ cgtest!(
         );
     }
 );
+
+/// Parses CSV with a header into its records.
+fn records(text: &str) -> Vec<Vec<String>> {
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(text.as_bytes())
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_owned).collect())
+        .collect()
+}
+
+cgtest!(
+    the_sqlite3_shell_with_the_extension_reads_every_view,
+    |dir| {
+        let (Some(sqlite3), Some(extension)) = (
+            chessgraph_testkit::sqlite3(),
+            chessgraph_testkit::sqlite_extension(),
+        ) else {
+            return;
+        };
+        for input in [
+            "three-games.pgn",
+            "positions-2000.csv",
+            "lichess-evals.jsonl",
+        ] {
+            dir.run(&["import", "-q", &fixture(input)]);
+        }
+        dir.ok(&["analyze", "-q"]);
+        let db = dir.db();
+        let views = [
+            ("positions", "id"),
+            ("features", "position_id"),
+            ("labels", "labeller, position_id"),
+            ("splits", "position_id"),
+            ("square_pressure", "position_id, sq"),
+        ];
+        for (view, order) in views {
+            let query = format!("SELECT * FROM {view} ORDER BY {order}");
+            let ours = records(&dir.ok(&["sql", "--format", "csv", &query]));
+            let out = std::process::Command::new(&sqlite3)
+                .arg("-bail")
+                .arg("-csv")
+                .arg("-header")
+                .arg("-cmd")
+                .arg(format!(".load {}", extension.display()))
+                .arg(&db)
+                .arg(&query)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{view}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let theirs = records(&String::from_utf8_lossy(&out.stdout));
+            assert!(ours.len() > 1, "{view}: no rows");
+            assert_eq!(ours.len(), theirs.len(), "{view}: row count");
+            for (a, b) in ours.iter().zip(&theirs) {
+                assert_eq!(a, b, "{view}");
+            }
+        }
+        // Writing through the view works there too: the trigger stores the key as chessgraph.
+        let out = std::process::Command::new(&sqlite3)
+            .arg("-bail")
+            .arg("-cmd")
+            .arg(format!(".load {}", extension.display()))
+            .arg(&db)
+            .arg(
+                "INSERT INTO positions (fen, eval_cp, source_id, line) \
+             VALUES ('8/8/8/8/8/8/8/K6k w - -', 0, 1, 0)",
+            )
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        assert_eq!(
+            dir.int("SELECT count(*) FROM positions WHERE fen = '8/8/8/8/8/8/8/K6k w - -'"),
+            1
+        );
+        assert_eq!(
+            dir.int("SELECT count(*) FROM position_rows WHERE key IS NOT board_key(board)"),
+            0
+        );
+    }
+);

@@ -87,3 +87,31 @@ SELECT p.id AS position_id,
                        ELSE game_key(g.line, g.white, g.black, g.event, g.date, g.start_fen) END,
                   m.seed, m.train_pct, m.valid_pct) AS part
 FROM position_rows p LEFT JOIN games g ON g.id = p.game_id JOIN split_meta m ON m.id = 1;
+
+-- WITHOUT ROWID tables with their primary key's columns declared first: SQLite 3.40.0 to
+-- 3.41.0 (Debian 12's sqlite3 among them) report false "NULL value in T.C" errors from
+-- `PRAGMA integrity_check` for a NOT NULL column declared before a key column. The two
+-- tables that had one are rebuilt, same rows, the key first.
+CREATE TABLE import_errors_new (
+    source_id INTEGER NOT NULL REFERENCES sources(id),
+    line      INTEGER NOT NULL,            -- 1-based line in the (decompressed) input
+    reason    TEXT NOT NULL,
+    text      TEXT NOT NULL,               -- the offending text, cut to 200 characters
+    PRIMARY KEY (source_id, line, reason)
+) WITHOUT ROWID;
+INSERT INTO import_errors_new (source_id, line, reason, text)
+SELECT source_id, line, reason, text FROM import_errors;
+DROP TABLE import_errors;
+ALTER TABLE import_errors_new RENAME TO import_errors;
+
+CREATE TABLE tournament_players_new (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    name          TEXT NOT NULL,        -- name in the tables and the PGN
+    seq           INTEGER NOT NULL,     -- 0, 1, ...: order of registration
+    definition    TEXT NOT NULL,        -- what plays under that name: 'player SPEC' or 'engine CMD', and UCI options
+    PRIMARY KEY (tournament_id, name)
+) WITHOUT ROWID;
+INSERT INTO tournament_players_new (tournament_id, name, seq, definition)
+SELECT tournament_id, name, seq, definition FROM tournament_players;
+DROP TABLE tournament_players;
+ALTER TABLE tournament_players_new RENAME TO tournament_players;

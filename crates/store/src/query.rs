@@ -106,7 +106,10 @@ mod tests {
             Ok(())
         }
         fn row(&mut self, values: &[ValueRef<'_>]) -> std::io::Result<()> {
-            let cells: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
+            let cells: Vec<String> = values
+                .iter()
+                .map(|v| format!("{:?}", rusqlite::types::Value::from(*v)))
+                .collect();
             self.0.push(cells.join(","));
             Ok(())
         }

@@ -76,6 +76,26 @@ pub fn sqlite3() -> Option<PathBuf> {
     found
 }
 
+/// The SQLite loadable extension built from `crates/sqlite-ext` into the workspace's
+/// release directory, or `None` (after reporting the need).
+pub fn sqlite_extension() -> Option<PathBuf> {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| repo_root().join("target"), PathBuf::from);
+    let lib = target.join("release").join(format!(
+        "{}chessgraph_sqlite{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ));
+    if lib.is_file() {
+        return Some(lib);
+    }
+    missing(&format!(
+        "{} (cargo build --release --manifest-path crates/sqlite-ext/Cargo.toml --target-dir target)",
+        lib.display()
+    ));
+    None
+}
+
 /// `chromium` and `chromedriver` on `PATH`, or `None` (after reporting the need).
 pub fn chromium() -> Option<(PathBuf, PathBuf)> {
     match (which("chromium"), which("chromedriver")) {

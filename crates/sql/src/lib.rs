@@ -1,6 +1,8 @@
-//! SQL functions every connection has: a position's packed bytes ([`chessgraph_core::chess::packed`])
-//! and its FEN, each computed from the other, so queries can read and write positions in
-//! either form.
+//! chessgraph's SQL functions, which every connection chessgraph opens has, and which the
+//! SQLite loadable extension (`crates/sqlite-ext`) gives any other client: a position's
+//! packed bytes ([`chessgraph_core::chess::packed`]) and its FEN, each computed from the
+//! other, so queries can read and write positions in either form, the attack sets and the
+//! split. Only rusqlite and the core: no bundled SQLite, no engine.
 //!
 //! - `pack_fen(fen)`: the packed bytes of a FEN (4 or 6 fields; castling rights the board
 //!   cannot have are dropped, as on import); an unparsable FEN is an error naming it.
@@ -18,6 +20,8 @@
 //! All are deterministic; NULL gives NULL. The schema uses them in views only, never in
 //! an index, trigger of a table, CHECK or default, so that clients without them can
 //! still check and maintain the file.
+
+#![warn(missing_docs)]
 
 use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::types::{Value, ValueRef};
