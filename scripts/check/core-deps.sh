@@ -5,7 +5,7 @@
 # dependency tree and fails if one of them appears in it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-cargo build --quiet -p chessgraph-core
+cargo check --quiet -p chessgraph-core
 tree=$(cargo tree -p chessgraph-core -e normal --prefix none --format '{p}')
 forbidden=$(grep -E '^(rusqlite|libsqlite3-sys|candle-core|candle-nn|safetensors|hyper|tokio|arrow|parquet)' <<<"$tree" || true)
 echo "chessgraph-core depends on $(sort -u <<<"$tree" | wc -l) crates"
