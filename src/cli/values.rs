@@ -1,6 +1,6 @@
 //! Value parsers for the options' ranges: a value out of range is refused by the parser,
-//! before any file is opened, in clap's words ("invalid value '0' for '--nodes <N>': must
-//! be at least 1"), so no subcommand checks its numbers by hand.
+//! before any file is opened, in clap's words (`invalid value '0' for '--nodes <N>': must
+//! be at least 1`), so no subcommand checks its numbers by hand.
 
 use clap::builder::TypedValueParser;
 
