@@ -60,6 +60,7 @@ where
 }
 
 /// A number of 0 or more (decay rates).
+#[cfg(feature = "cnn")]
 pub fn non_negative(s: &str) -> Result<f64, String> {
     let v: f64 = s.trim().parse().map_err(|e| format!("{e}"))?;
     if !(v >= 0.0 && v.is_finite()) {
@@ -69,6 +70,7 @@ pub fn non_negative(s: &str) -> Result<f64, String> {
 }
 
 /// A count from `LO` to `HI` (sizes of layers).
+#[cfg(feature = "cnn")]
 pub fn between<const LO: usize, const HI: usize>(s: &str) -> Result<usize, String> {
     let v: usize = s.trim().parse().map_err(|e| format!("{e}"))?;
     if !(LO..=HI).contains(&v) {
