@@ -19,13 +19,22 @@ pub fn one_of<T: Copy + Send + Sync + 'static>(
     })
 }
 
+/// `s` as a `T`, the parser's own message on failure.
+fn parse<T>(s: &str) -> Result<T, String>
+where
+    T: std::str::FromStr,
+    T::Err: std::fmt::Display,
+{
+    s.trim().parse().map_err(|e: T::Err| e.to_string())
+}
+
 /// A count of at least 1 (games, nodes, threads, depth, …).
 pub fn at_least_one<T>(s: &str) -> Result<T, String>
 where
     T: std::str::FromStr + PartialOrd + From<u8>,
     T::Err: std::fmt::Display,
 {
-    let v: T = s.trim().parse().map_err(|e| format!("{e}"))?;
+    let v: T = parse(s)?;
     if v < T::from(1) {
         return Err("must be at least 1".into());
     }
@@ -38,7 +47,7 @@ where
     T: std::str::FromStr + Into<f64> + Copy,
     T::Err: std::fmt::Display,
 {
-    let v: T = s.trim().parse().map_err(|e| format!("{e}"))?;
+    let v: T = parse(s)?;
     let f: f64 = v.into();
     if !(f > 0.0 && f.is_finite()) {
         return Err("must be a positive number".into());
@@ -52,7 +61,7 @@ where
     T: std::str::FromStr + Into<f64> + Copy,
     T::Err: std::fmt::Display,
 {
-    let v: T = s.trim().parse().map_err(|e| format!("{e}"))?;
+    let v: T = parse(s)?;
     if !(0.0..=1.0).contains(&v.into()) {
         return Err("must be between 0 and 1".into());
     }
@@ -62,7 +71,7 @@ where
 /// A number of 0 or more (decay rates).
 #[cfg(feature = "cnn")]
 pub fn non_negative(s: &str) -> Result<f64, String> {
-    let v: f64 = s.trim().parse().map_err(|e| format!("{e}"))?;
+    let v: f64 = parse(s)?;
     if !(v >= 0.0 && v.is_finite()) {
         return Err("must be 0 or more".into());
     }
@@ -72,7 +81,7 @@ pub fn non_negative(s: &str) -> Result<f64, String> {
 /// A count from `LO` to `HI` (sizes of layers).
 #[cfg(feature = "cnn")]
 pub fn between<const LO: usize, const HI: usize>(s: &str) -> Result<usize, String> {
-    let v: usize = s.trim().parse().map_err(|e| format!("{e}"))?;
+    let v: usize = parse(s)?;
     if !(LO..=HI).contains(&v) {
         return Err(format!("must be {LO} to {HI}"));
     }
@@ -82,7 +91,7 @@ pub fn between<const LO: usize, const HI: usize>(s: &str) -> Result<usize, Strin
 /// A hash table size in MiB, 1 to 4,096: each worker allocates its table up front, and a
 /// size the machine cannot give would abort instead of failing.
 pub fn hash_mib(s: &str) -> Result<usize, String> {
-    let v: usize = s.trim().parse().map_err(|e| format!("{e}"))?;
+    let v: usize = parse(s)?;
     if !(1..=4096).contains(&v) {
         return Err("must be 1 to 4096 MiB".into());
     }
@@ -103,7 +112,7 @@ pub fn uci_option(s: &str) -> Result<(String, String), String> {
 /// One of a few allowed integers (the NNUE's quantization scales).
 pub fn int_in(allowed: &'static [i32]) -> impl TypedValueParser<Value = i32> {
     clap::builder::StringValueParser::new().try_map(move |s: String| {
-        let v: i32 = s.trim().parse().map_err(|e| format!("{e}"))?;
+        let v: i32 = parse(&s)?;
         if allowed.contains(&v) {
             Ok(v)
         } else {

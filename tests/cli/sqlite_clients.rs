@@ -3,14 +3,17 @@
 //! tables of a database the CLI made (no index, trigger, CHECK or default calls a
 //! chessgraph function), and chessgraph reads the result.
 
+use std::path::Path;
+
 use crate::cgtest;
 use crate::util::fixture;
 
-/// Runs `sql` in the `sqlite3` shell on the test database; its standard output, or a
-/// failure with both streams.
-fn shell(sqlite3: &std::path::Path, db: &std::path::Path, sql: &str) -> String {
+/// Runs `sql` in the `sqlite3` shell on `db`, with `args` before the file (`-csv`, a
+/// `-cmd '.load …'`); its standard output, or a failure with both streams.
+fn shell_with(sqlite3: &Path, args: &[String], db: &Path, sql: &str) -> String {
     let out = std::process::Command::new(sqlite3)
         .arg("-bail")
+        .args(args)
         .arg(db)
         .arg(sql)
         .output()
@@ -24,20 +27,30 @@ fn shell(sqlite3: &std::path::Path, db: &std::path::Path, sql: &str) -> String {
     stdout
 }
 
+/// [`shell_with`] without options: the plain shell, no extension.
+fn shell(sqlite3: &Path, db: &Path, sql: &str) -> String {
+    shell_with(sqlite3, &[], db, sql)
+}
+
+/// The test database with every kind of input imported and analyzed.
+fn analyzed(dir: &crate::util::Dir) {
+    for input in [
+        "three-games.pgn",
+        "positions-2000.csv",
+        "lichess-evals.jsonl",
+    ] {
+        dir.run(&["import", "-q", &fixture(input)]);
+    }
+    dir.ok(&["analyze", "-q"]);
+}
+
 cgtest!(
     the_sqlite3_shell_maintains_a_database_without_the_functions,
     |dir| {
         let Some(sqlite3) = chessgraph_testkit::sqlite3() else {
             return;
         };
-        for input in [
-            "three-games.pgn",
-            "positions-2000.csv",
-            "lichess-evals.jsonl",
-        ] {
-            dir.run(&["import", "-q", &fixture(input)]);
-        }
-        dir.ok(&["analyze", "-q"]);
+        analyzed(&dir);
         let db = dir.db();
         let before = dir.int("SELECT count(*) FROM position_rows");
         let tenths = dir.int("SELECT count(*) FROM position_rows WHERE id % 10 = 0");
@@ -114,14 +127,7 @@ cgtest!(
         ) else {
             return;
         };
-        for input in [
-            "three-games.pgn",
-            "positions-2000.csv",
-            "lichess-evals.jsonl",
-        ] {
-            dir.run(&["import", "-q", &fixture(input)]);
-        }
-        dir.ok(&["analyze", "-q"]);
+        analyzed(&dir);
         let db = dir.db();
         let views = [
             ("positions", "id"),
@@ -133,22 +139,9 @@ cgtest!(
         for (view, order) in views {
             let query = format!("SELECT * FROM {view} ORDER BY {order}");
             let ours = records(&dir.ok(&["sql", "--format", "csv", &query]));
-            let out = std::process::Command::new(&sqlite3)
-                .arg("-bail")
-                .arg("-csv")
-                .arg("-header")
-                .arg("-cmd")
-                .arg(format!(".load {}", extension.display()))
-                .arg(&db)
-                .arg(&query)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{view}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let theirs = records(&String::from_utf8_lossy(&out.stdout));
+            let load = format!(".load {}", extension.display());
+            let args = ["-csv".into(), "-header".into(), "-cmd".into(), load];
+            let theirs = records(&shell_with(&sqlite3, &args, &db, &query));
             assert!(ours.len() > 1, "{view}: no rows");
             assert_eq!(ours.len(), theirs.len(), "{view}: row count");
             for (a, b) in ours.iter().zip(&theirs) {
@@ -156,18 +149,13 @@ cgtest!(
             }
         }
         // Writing through the view works there too: the trigger stores the key as chessgraph.
-        let out = std::process::Command::new(&sqlite3)
-            .arg("-bail")
-            .arg("-cmd")
-            .arg(format!(".load {}", extension.display()))
-            .arg(&db)
-            .arg(
-                "INSERT INTO positions (fen, eval_cp, source_id, line) \
+        shell_with(
+            &sqlite3,
+            &["-cmd".into(), format!(".load {}", extension.display())],
+            &db,
+            "INSERT INTO positions (fen, eval_cp, source_id, line) \
              VALUES ('8/8/8/8/8/8/8/K6k w - -', 0, 1, 0)",
-            )
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{out:?}");
+        );
         assert_eq!(
             dir.int("SELECT count(*) FROM positions WHERE fen = '8/8/8/8/8/8/8/K6k w - -'"),
             1

@@ -65,9 +65,9 @@ pub fn run(conn: &Connection, sql: &str, sink: &mut dyn Sink) -> Result<Summary>
     Ok(summary)
 }
 
-/// An I/O error of the sink (standard output closed, a full disk).
+/// An I/O error of the sink (its output closed, a full disk).
 fn io(e: std::io::Error) -> Error {
-    Error::io("standard output", e)
+    Error::io("the query's output", e)
 }
 
 /// The user's statement number `n` refused by SQLite, in SQLite's words.

@@ -174,8 +174,9 @@ impl<'c> Writer<'c> {
         };
         if self.bulk_skip.is_some() {
             // Duplicates are found at the end, all at once.
-            return self.insert(row, eval_cp, mate, game_id, features);
+            return self.insert(row, row_key(&row.board), eval_cp, mate, game_id, features);
         }
+        let key = row_key(&row.board);
         // Already stored: by a killed earlier run of this very source (then it is ours),
         // or by another row or file (a duplicate). Keys that collide are told apart by
         // the bytes.
@@ -186,18 +187,12 @@ impl<'c> Writer<'c> {
                  WHERE key = ?5 AND board = ?1",
             )?
             .query_row(
-                params![
-                    row.board,
-                    self.source_id,
-                    row.line,
-                    row.ply,
-                    row_key(&row.board)
-                ],
+                params![row.board, self.source_id, row.line, row.ply, key],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()?;
         let Some((id, ours)) = stored else {
-            return self.insert(row, eval_cp, mate, game_id, features);
+            return self.insert(row, key, eval_cp, mate, game_id, features);
         };
         if ours {
             self.summary.imported += 1;
@@ -222,6 +217,7 @@ impl<'c> Writer<'c> {
     fn insert(
         &mut self,
         row: &Row,
+        key: i64,
         eval_cp: Option<i32>,
         mate: Option<i32>,
         game_id: Option<i64>,
@@ -245,7 +241,7 @@ impl<'c> Writer<'c> {
                 row.best_move,
                 row.next_move,
                 row.fen_input,
-                row_key(&row.board),
+                key,
             ])?;
         self.summary.imported += 1;
         let id = self.tx.last_insert_rowid();
