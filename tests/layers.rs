@@ -15,6 +15,7 @@ const CRATES: &[(&str, &[&str])] = &[
     ("crates/cnn/src", chessgraph_cnn::LAYERS),
     ("crates/engine/src", chessgraph_engine::LAYERS),
     ("crates/store/src", chessgraph_store::LAYERS),
+    ("crates/arrow/src", chessgraph_arrow::LAYERS),
     ("crates/learn/src", chessgraph_learn::LAYERS),
     ("crates/lab/src", chessgraph_lab::LAYERS),
     ("src", &["serve", "cli"]),

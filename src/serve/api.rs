@@ -296,8 +296,8 @@ fn info(w: &mut Worker) -> ApiResult {
 fn edge_json(e: &chessgraph_core::graph::Edge) -> Value {
     json!({
         "from_sq": e.from_sq, "to_sq": e.to_sq,
-        "attacker": chessgraph_store::analyze::piece_letter(e.attacker),
-        "target": chessgraph_store::analyze::piece_letter(e.target),
+        "attacker": chessgraph_core::graph::piece_letter(e.attacker),
+        "target": chessgraph_core::graph::piece_letter(e.target),
         "kind": e.kind.as_str(),
     })
 }

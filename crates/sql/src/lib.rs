@@ -27,8 +27,7 @@ use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, Error as SqlError};
 
-use chessgraph_core::chess::fen::{Leniency, normalized_fen, parse};
-use chessgraph_core::chess::packed::{key, pack, unpack};
+use chessgraph_core::chess::packed::{self, key};
 use chessgraph_core::split::{SplitMeta, game_key};
 
 fn user_error(message: String) -> SqlError {
@@ -40,9 +39,9 @@ fn pack_fen(ctx: &Context<'_>) -> rusqlite::Result<Value> {
         ValueRef::Null => Ok(Value::Null),
         ValueRef::Text(text) => {
             let fen = std::str::from_utf8(text).map_err(|e| user_error(e.to_string()))?;
-            let pos = parse(fen, Leniency::DropCastling)
-                .map_err(|e| user_error(format!("pack_fen({fen:?}): {e}")))?;
-            Ok(Value::Blob(pack(&pos)))
+            let bytes =
+                packed::pack_fen(fen).map_err(|e| user_error(format!("pack_fen({fen:?}): {e}")))?;
+            Ok(Value::Blob(bytes))
         }
         _ => Err(user_error("pack_fen: expected a FEN text".into())),
     }
@@ -52,8 +51,8 @@ fn board_fen(ctx: &Context<'_>) -> rusqlite::Result<Value> {
     let Some(bytes) = packed_arg(ctx, 0, "board_fen")? else {
         return Ok(Value::Null);
     };
-    let pos = unpack(bytes).map_err(|e| user_error(format!("board_fen: {e}")))?;
-    Ok(Value::Text(normalized_fen(&pos)))
+    let fen = packed::board_fen(bytes).map_err(|e| user_error(format!("board_fen: {e}")))?;
+    Ok(Value::Text(fen))
 }
 
 /// The packed bytes of argument `i`, or `None` for NULL.
@@ -88,9 +87,9 @@ fn board_attacks(ctx: &Context<'_>) -> rusqlite::Result<Value> {
             ));
         }
     };
-    let pos = unpack(bytes).map_err(|e| user_error(format!("board_attacks: {e}")))?;
-    let attacked = chessgraph_core::graph::attacked_squares(shakmaty::Position::board(&pos), color);
-    Ok(Value::Integer(u64::from(attacked) as i64))
+    let attacked = chessgraph_core::graph::board_attacks(bytes, color)
+        .map_err(|e| user_error(format!("board_attacks: {e}")))?;
+    Ok(Value::Integer(attacked as i64))
 }
 
 /// `split_part(key, seed, train_pct, valid_pct)`: the part (`'train'`, `'valid'`,
@@ -219,7 +218,7 @@ mod tests {
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )
             .unwrap();
-        assert_eq!(k, key(&pack(&shakmaty::Chess::default())));
+        assert_eq!(k, key(&packed::pack(&shakmaty::Chess::default())));
         // Ranks 2 and 3 and every first-rank square but a1 and h1 (graph's own test).
         assert_eq!(white, 0x00ff_ff7e);
         assert_eq!(black as u64, 0x7eff_ff00_0000_0000);

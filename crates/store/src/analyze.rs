@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use rusqlite::{Connection, params};
 
 use crate::Result;
-use chessgraph_core::graph::{self, Edge, Features};
+use chessgraph_core::graph::{self, Edge, Features, piece_letter};
 
 /// Which edges of the attack/defense graph `analyze` stores in the `edges` table.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -300,47 +300,9 @@ fn bind_edges(stmt: &mut rusqlite::CachedStatement<'_>, edges: &[(i64, &Edge)]) 
     Ok(())
 }
 
-/// FEN letter of a piece, as a static string (no allocation per edge).
-pub fn piece_letter(piece: shakmaty::Piece) -> &'static str {
-    const WHITE: [&str; 6] = ["P", "N", "B", "R", "Q", "K"];
-    const BLACK: [&str; 6] = ["p", "n", "b", "r", "q", "k"];
-    let i = piece.role as usize - 1;
-    if piece.color.is_white() {
-        WHITE[i]
-    } else {
-        BLACK[i]
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::{Color, Piece, Role};
-
-    #[test]
-    fn letters() {
-        assert_eq!(
-            piece_letter(Piece {
-                color: Color::White,
-                role: Role::Pawn
-            }),
-            "P"
-        );
-        assert_eq!(
-            piece_letter(Piece {
-                color: Color::Black,
-                role: Role::King
-            }),
-            "k"
-        );
-        assert_eq!(
-            piece_letter(Piece {
-                color: Color::Black,
-                role: Role::Knight
-            }),
-            "n"
-        );
-    }
 
     #[test]
     fn edge_modes_store_all_attacks_or_no_edges_and_the_same_features() {

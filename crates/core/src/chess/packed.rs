@@ -19,6 +19,7 @@
 //! [`pack`] wrote are an error, never a panic. Standard chess only (castling rooks on
 //! their corner squares).
 
+use super::fen::{FenError, Leniency, normalized_fen, parse};
 use shakmaty::{
     Bitboard, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Piece, Position, Rank, Role,
     Setup, Square,
@@ -108,6 +109,17 @@ pub fn pack(pos: &Chess) -> Vec<u8> {
 /// that rebuilds that index.
 pub fn key(bytes: &[u8]) -> i64 {
     (super::rng::mix64(super::fnv::fnv1a64(bytes)) >> 17) as i64
+}
+
+/// The packed bytes of a FEN (4 or 6 fields), as the import stores it: castling rights the
+/// board cannot have are dropped ([`Leniency::DropCastling`]).
+pub fn pack_fen(fen: &str) -> Result<Vec<u8>, FenError> {
+    Ok(pack(&parse(fen, Leniency::DropCastling)?))
+}
+
+/// The normalized 4-field FEN (`positions.fen`'s form) of packed bytes.
+pub fn board_fen(bytes: &[u8]) -> Result<String, PackedError> {
+    Ok(normalized_fen(&unpack(bytes)?))
 }
 
 /// The position packed in `bytes` (with no move counters: halfmove clock 0, move 1).

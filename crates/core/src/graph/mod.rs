@@ -82,6 +82,77 @@ pub struct Features {
     pub passed_pawns_black: i32,
 }
 
+impl Features {
+    /// The column names of the `features` view after `position_id`, in its order: the
+    /// fields of [`Features`], in their order.
+    pub const COLUMNS: [&'static str; 24] = [
+        "material",
+        "total_material",
+        "mobility_white",
+        "mobility_black",
+        "mobility",
+        "center_control",
+        "king_safety",
+        "connectivity",
+        "phase",
+        "white_attacks",
+        "black_attacks",
+        "in_check",
+        "hanging_white",
+        "hanging_black",
+        "threatened_white",
+        "threatened_black",
+        "king_attackers_white",
+        "king_attackers_black",
+        "doubled_pawns_white",
+        "doubled_pawns_black",
+        "isolated_pawns_white",
+        "isolated_pawns_black",
+        "passed_pawns_white",
+        "passed_pawns_black",
+    ];
+
+    /// The values of [`Features::COLUMNS`] as SQLite stores them: integers, the attack
+    /// sets' 64 bits as a signed integer, `in_check` 0 or 1.
+    pub fn values(&self) -> [i64; 24] {
+        let f = self;
+        [
+            f.material.into(),
+            f.total_material.into(),
+            f.mobility_white.into(),
+            f.mobility_black.into(),
+            f.mobility.into(),
+            f.center_control.into(),
+            f.king_safety.into(),
+            f.connectivity.into(),
+            f.phase.into(),
+            f.white_attacks as i64,
+            f.black_attacks as i64,
+            f.in_check.into(),
+            f.hanging_white.into(),
+            f.hanging_black.into(),
+            f.threatened_white.into(),
+            f.threatened_black.into(),
+            f.king_attackers_white.into(),
+            f.king_attackers_black.into(),
+            f.doubled_pawns_white.into(),
+            f.doubled_pawns_black.into(),
+            f.isolated_pawns_white.into(),
+            f.isolated_pawns_black.into(),
+            f.passed_pawns_white.into(),
+            f.passed_pawns_black.into(),
+        ]
+    }
+}
+
+/// The squares `color` attacks on the board packed in `bytes`, as a bitboard (a1 = bit 0):
+/// the `features.white_attacks` / `black_attacks` columns, which the schema computes from
+/// the stored board.
+pub fn board_attacks(bytes: &[u8], color: Color) -> Result<u64, crate::chess::packed::PackedError> {
+    let pos = crate::chess::packed::unpack(bytes)?;
+    Ok(u64::from(attacked_squares(pos.board(), color)))
+}
+
 /// Whether an edge goes to an enemy piece or to an own piece.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EdgeKind {
@@ -98,6 +169,19 @@ impl EdgeKind {
             EdgeKind::Attack => "attack",
             EdgeKind::Defend => "defend",
         }
+    }
+}
+
+/// FEN letter of a piece (the `edges.attacker` and `edges.target` columns), as a static
+/// string: no allocation per edge.
+pub fn piece_letter(piece: Piece) -> &'static str {
+    const WHITE: [&str; 6] = ["P", "N", "B", "R", "Q", "K"];
+    const BLACK: [&str; 6] = ["p", "n", "b", "r", "q", "k"];
+    let i = piece.role as usize - 1;
+    if piece.color.is_white() {
+        WHITE[i]
+    } else {
+        BLACK[i]
     }
 }
 

@@ -1,7 +1,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Position, Square};
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Piece, Position, Role, Square};
 
 use super::*;
 
@@ -265,4 +265,61 @@ fn pawn_structure_counts() {
     assert_eq!(p.isolated.black, 0);
     assert_eq!(p.isolated.white, 0);
     assert_eq!((p.doubled.white, p.doubled.black), (0, 0));
+}
+
+#[test]
+fn letters() {
+    assert_eq!(
+        piece_letter(Piece {
+            color: Color::White,
+            role: Role::Pawn
+        }),
+        "P"
+    );
+    assert_eq!(
+        piece_letter(Piece {
+            color: Color::Black,
+            role: Role::King
+        }),
+        "k"
+    );
+    assert_eq!(
+        piece_letter(Piece {
+            color: Color::Black,
+            role: Role::Knight
+        }),
+        "n"
+    );
+}
+
+#[test]
+fn columns_are_the_fields_in_order_and_values_follow_them() {
+    let pos = position("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3");
+    let f = analyze(&pos, &mut Vec::new());
+    let json = serde_json::to_value(f).unwrap();
+    let fields: Vec<&str> = json
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(fields, Features::COLUMNS);
+    for (name, value) in Features::COLUMNS.iter().zip(f.values()) {
+        let expected = match &json[name] {
+            serde_json::Value::Bool(b) => i64::from(*b),
+            v if *name == "white_attacks" || *name == "black_attacks" => v.as_u64().unwrap() as i64,
+            v => v.as_i64().unwrap(),
+        };
+        assert_eq!(value, expected, "{name}");
+    }
+    let bytes = crate::chess::packed::pack(&pos);
+    assert_eq!(
+        board_attacks(&bytes, Color::White).unwrap(),
+        f.white_attacks
+    );
+    assert_eq!(
+        board_attacks(&bytes, Color::Black).unwrap(),
+        f.black_attacks
+    );
+    assert!(board_attacks(&bytes[..5], Color::White).is_err());
 }
