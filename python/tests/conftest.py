@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
+import pyarrow.json as pajson
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,8 +57,9 @@ class Cli:
         return pacsv.read_csv(io.BytesIO(self.run(*args).encode()))
 
     def sql(self, query: str) -> pa.Table:
-        """A query's answer through `chessgraph sql --format csv`."""
-        return self.csv("sql", "--format", "csv", query)
+        """A query's answer through `chessgraph sql --format jsonl` (JSON keeps NULL apart
+        from empty text), column types as pyarrow's JSON reader infers them."""
+        return pajson.read_json(io.BytesIO(self.run("sql", "--format", "jsonl", query).encode()))
 
 
 def need_shared() -> Path:
