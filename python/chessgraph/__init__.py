@@ -13,7 +13,9 @@ come out as Arrow (pyarrow tables and arrays, which pandas and Polars take as th
   functions registered, so its views read in pandas, Polars or plain SQL.
 
 The work runs in Rust on every core with the GIL released; a value that is not a position
-raises ``ValueError`` naming its row.
+raises ``ValueError`` naming its row (or, with ``errors="null"``, gives a null). For
+DuckDB and Spark, :mod:`chessgraph.duckdb` and :mod:`chessgraph.spark` put these functions
+in SQL and in a job.
 
 >>> import chessgraph
 >>> t = chessgraph.features(["rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"])
@@ -84,7 +86,12 @@ def _array(values: Column, kind: pa.DataType) -> pa.Array:
     return array
 
 
-def features(fens: Column) -> pa.Table:
+Errors = str
+"""``"raise"`` (a value that is not a position raises ``ValueError`` naming its row) or
+``"null"`` (it gives a null, as a null input does)."""
+
+
+def features(fens: Column, errors: Errors = "raise") -> pa.Table:
     """The features of each position, one row per FEN in the input's order.
 
     The columns are :data:`FEATURE_COLUMNS` as int64, the values ``chessgraph analyze``
@@ -94,15 +101,17 @@ def features(fens: Column) -> pa.Table:
     >>> t = features(["4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", None])
     >>> t.column("material").to_pylist()
     [1, None]
-    >>> features(["not a fen"])
+    >>> features(["8/8/8/8/8/8/8/K6k w - -", "not a fen"])
     Traceback (most recent call last):
     ...
-    ValueError: row 0: invalid FEN: ...
+    ValueError: row 1: invalid FEN: ...
+    >>> features(["8/8/8/8/8/8/8/K6k w - -", "not a fen"], errors="null").column("phase").to_pylist()
+    [0, None]
     """
-    return pa.Table.from_batches([_chessgraph.features(_array(fens, pa.string()))])
+    return pa.Table.from_batches([_chessgraph.features(_array(fens, pa.string()), errors)])
 
 
-def edges(fens: Column) -> pa.Table:
+def edges(fens: Column, errors: Errors = "raise") -> pa.Table:
     """The attack/defense graph of each position: one row per piece attacking (an enemy
     piece) or defending (an own piece) an occupied square.
 
@@ -114,25 +123,25 @@ def edges(fens: Column) -> pa.Table:
     >>> edges(["4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"]).to_pylist()
     [{'row': 0, 'from_sq': 4, 'to_sq': 12, 'attacker': 'K', 'target': 'P', 'kind': 'defend'}]
     """
-    return pa.Table.from_batches([_chessgraph.edges(_array(fens, pa.string()))])
+    return pa.Table.from_batches([_chessgraph.edges(_array(fens, pa.string()), errors)])
 
 
-def pack(fens: Column) -> pa.Array:
+def pack(fens: Column, errors: Errors = "raise") -> pa.Array:
     """The packed board of each FEN (9–25 bytes, as ``positions.board`` stores it).
 
     >>> len(pack(["rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"])[0].as_py())
     25
     """
-    return pa.array(_chessgraph.pack(_array(fens, pa.string())))
+    return pa.array(_chessgraph.pack(_array(fens, pa.string()), errors))
 
 
-def fen(boards: Column) -> pa.Array:
+def fen(boards: Column, errors: Errors = "raise") -> pa.Array:
     """The normalized FEN (four fields, ``positions.fen``'s form) of each packed board.
 
     >>> fen(pack(["4k3/8/8/8/8/8/4P3/4K3 w - - 12 80"])).to_pylist()
     ['4k3/8/8/8/8/8/4P3/4K3 w - -']
     """
-    return pa.array(_chessgraph.fen(_array(boards, pa.binary())))
+    return pa.array(_chessgraph.fen(_array(boards, pa.binary()), errors))
 
 
 def key(boards: Column) -> pa.Array:
@@ -162,7 +171,10 @@ def evaluator(name: str = "material", db: Optional[Union[str, os.PathLike]] = No
 
 
 def evaluate(
-    fens: Column, evaluator: Union[str, Evaluator] = "material", db: Optional[Union[str, os.PathLike]] = None
+    fens: Column,
+    evaluator: Union[str, Evaluator] = "material",
+    db: Optional[Union[str, os.PathLike]] = None,
+    errors: Errors = "raise",
 ) -> pa.Array:
     """The evaluation of each position in centipawns from White's point of view (int32),
     what ``chessgraph eval FEN --evaluator NAME`` prints as its total.
@@ -171,7 +183,7 @@ def evaluate(
     [100, None]
     """
     e = evaluator if isinstance(evaluator, Evaluator) else _load(evaluator, None if db is None else os.fspath(db))
-    return pa.array(e.evaluate(_array(fens, pa.string())))
+    return pa.array(e.evaluate(_array(fens, pa.string()), errors))
 
 
 def read(db: Union[str, os.PathLike], table: str) -> pa.Table:

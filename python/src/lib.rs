@@ -17,6 +17,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use rayon::prelude::*;
 
+use chessgraph_arrow::positions::Invalid;
 use chessgraph_arrow::{edges as graphs, positions, table};
 use chessgraph_core::chess::packed;
 use chessgraph_engine::eval::Evaluator as EngineEvaluator;
@@ -41,6 +42,17 @@ fn store_err(e: StoreError) -> PyErr {
 
 fn row_err(e: positions::RowError) -> PyErr {
     PyValueError::new_err(e.to_string())
+}
+
+/// The `errors=` argument: `"raise"` (the default) or `"null"`.
+fn invalid(errors: &str) -> PyResult<Invalid> {
+    match errors {
+        "raise" => Ok(Invalid::Raise),
+        "null" => Ok(Invalid::Null),
+        other => Err(PyValueError::new_err(format!(
+            "errors={other:?}: expected \"raise\" or \"null\""
+        ))),
+    }
 }
 
 /// The values of a string array (Utf8, LargeUtf8 or Utf8View), nulls as `None`.
@@ -73,21 +85,27 @@ fn binaries(array: &ArrayRef) -> PyResult<Vec<Option<&[u8]>>> {
 
 /// The features of each FEN (a string array) as a record batch, one row each.
 #[pyfunction]
-fn features(py: Python<'_>, fens: ArrowIn) -> PyResult<PyArrowType<RecordBatch>> {
+#[pyo3(signature = (fens, errors = "raise"))]
+fn features(py: Python<'_>, fens: ArrowIn, errors: &str) -> PyResult<PyArrowType<RecordBatch>> {
+    let invalid = invalid(errors)?;
     let array = make_array(fens.0);
     let fens = strings(&array)?;
-    let batch = py.detach(|| positions::features(&fens)).map_err(row_err)?;
+    let batch = py
+        .detach(|| positions::features(&fens, invalid))
+        .map_err(row_err)?;
     Ok(PyArrowType(batch))
 }
 
 /// The attack/defense graph of each FEN as one record batch, `row` the FEN's index.
 #[pyfunction]
-fn edges(py: Python<'_>, fens: ArrowIn) -> PyResult<PyArrowType<RecordBatch>> {
+#[pyo3(signature = (fens, errors = "raise"))]
+fn edges(py: Python<'_>, fens: ArrowIn, errors: &str) -> PyResult<PyArrowType<RecordBatch>> {
+    let invalid = invalid(errors)?;
     let array = make_array(fens.0);
     let fens = strings(&array)?;
     let batch = py
         .detach(|| {
-            let graphs = graphs::graphs(&fens)?;
+            let graphs = graphs::graphs(&fens, invalid)?;
             let rows: Vec<i64> = (0..fens.len() as i64).collect();
             Ok(graphs::batch("row", &rows, &graphs))
         })
@@ -97,19 +115,27 @@ fn edges(py: Python<'_>, fens: ArrowIn) -> PyResult<PyArrowType<RecordBatch>> {
 
 /// The packed board of each FEN, a binary array.
 #[pyfunction]
-fn pack(py: Python<'_>, fens: ArrowIn) -> PyResult<ArrowOut> {
+#[pyo3(signature = (fens, errors = "raise"))]
+fn pack(py: Python<'_>, fens: ArrowIn, errors: &str) -> PyResult<ArrowOut> {
+    let invalid = invalid(errors)?;
     let array = make_array(fens.0);
     let fens = strings(&array)?;
-    let packed = py.detach(|| positions::pack(&fens)).map_err(row_err)?;
+    let packed = py
+        .detach(|| positions::pack(&fens, invalid))
+        .map_err(row_err)?;
     Ok(PyArrowType(packed.into_data()))
 }
 
 /// The normalized FEN of each packed board, a string array.
 #[pyfunction]
-fn fen(py: Python<'_>, boards: ArrowIn) -> PyResult<ArrowOut> {
+#[pyo3(signature = (boards, errors = "raise"))]
+fn fen(py: Python<'_>, boards: ArrowIn, errors: &str) -> PyResult<ArrowOut> {
+    let invalid = invalid(errors)?;
     let array = make_array(boards.0);
     let boards = binaries(&array)?;
-    let fens = py.detach(|| positions::fens(&boards)).map_err(row_err)?;
+    let fens = py
+        .detach(|| positions::fens(&boards, invalid))
+        .map_err(row_err)?;
     Ok(PyArrowType(fens.into_data()))
 }
 
@@ -180,7 +206,9 @@ impl Evaluator {
 
     /// The evaluation of each FEN in centipawns from White's point of view, an int32
     /// array (null for a null FEN).
-    fn evaluate(&self, py: Python<'_>, fens: ArrowIn) -> PyResult<ArrowOut> {
+    #[pyo3(signature = (fens, errors = "raise"))]
+    fn evaluate(&self, py: Python<'_>, fens: ArrowIn, errors: &str) -> PyResult<ArrowOut> {
+        let invalid = invalid(errors)?;
         let array = make_array(fens.0);
         let fens = strings(&array)?;
         let evaluator = &self.inner;
@@ -189,7 +217,7 @@ impl Evaluator {
                 let chunks: Vec<Vec<Option<i32>>> = fens
                     .par_chunks(EVAL_CHUNK)
                     .enumerate()
-                    .map(|(c, chunk)| evaluate_chunk(evaluator, c * EVAL_CHUNK, chunk))
+                    .map(|(c, chunk)| evaluate_chunk(evaluator, c * EVAL_CHUNK, chunk, invalid))
                     .collect::<Result<_, _>>()?;
                 Ok(chunks.into_iter().flatten().collect())
             })
@@ -207,13 +235,15 @@ fn evaluate_chunk(
     evaluator: &EngineEvaluator,
     first: usize,
     chunk: &[Option<&str>],
+    invalid: Invalid,
 ) -> Result<Vec<Option<i32>>, positions::RowError> {
     let mut rows = Vec::with_capacity(chunk.len());
     let mut present = Vec::with_capacity(chunk.len());
     for (i, fen) in chunk.iter().enumerate() {
-        if let Some(fen) = fen {
+        let Some(fen) = fen else { continue };
+        if let Some(pos) = invalid.apply(positions::position(first + i, fen))? {
             rows.push(i);
-            present.push(positions::position(first + i, fen)?);
+            present.push(pos);
         }
     }
     let mut out = vec![None; chunk.len()];

@@ -2,11 +2,16 @@
 
 import doctest
 
+import pytest
+
 import chessgraph
+import chessgraph.duckdb
+import chessgraph.spark
 
 
-def test_docstring_examples():
+@pytest.mark.parametrize("module, least", [(chessgraph, 14), (chessgraph.duckdb, 4), (chessgraph.spark, 1)])
+def test_docstring_examples(module, least):
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
-    result = doctest.testmod(chessgraph, optionflags=flags, verbose=False)
-    assert result.attempted >= 12
+    result = doctest.testmod(module, optionflags=flags, verbose=False)
+    assert result.attempted >= least
     assert result.failed == 0

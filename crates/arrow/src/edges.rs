@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use chessgraph_core::graph::{self, Edge, piece_letter};
 
-use crate::positions::{RowError, position};
+use crate::positions::{Invalid, RowError, position};
 
 /// The schema of edge batches, the position's column named `id_column` (`position_id`
 /// in a database's export, `row` for a column of FENs): squares 0..63 (a1 = 0) as Int8,
@@ -29,14 +29,15 @@ pub fn schema(id_column: &str) -> SchemaRef {
 }
 
 /// The graph of each FEN (read as the import reads it) in the `edges` table's order; a
-/// null FEN has none. Positions in parallel.
-pub fn graphs(fens: &[Option<&str>]) -> Result<Vec<Vec<Edge>>, RowError> {
+/// null FEN has none, nor (under [`Invalid::Null`]) one that is not a position.
+/// Positions in parallel.
+pub fn graphs(fens: &[Option<&str>], invalid: Invalid) -> Result<Vec<Vec<Edge>>, RowError> {
     fens.par_iter()
         .enumerate()
         .map(|(row, fen)| {
             let mut edges = Vec::new();
-            if let Some(fen) = fen {
-                let pos = position(row, fen)?;
+            let Some(fen) = fen else { return Ok(edges) };
+            if let Some(pos) = invalid.apply(position(row, fen))? {
                 graph::edges(shakmaty::Position::board(&pos), &mut edges);
                 edges.sort_unstable_by_key(|e| (e.to_sq, e.from_sq));
             }
@@ -91,7 +92,7 @@ mod tests {
             None,
             Some("4k3/8/8/8/8/8/8/4K3 w - -"),
         ];
-        let graphs = graphs(&fens).unwrap();
+        let graphs = graphs(&fens, Invalid::Raise).unwrap();
         assert_eq!(graphs.iter().map(Vec::len).collect::<Vec<_>>(), [1, 0, 0]);
         let b = batch("row", &[7, 8, 9], &graphs);
         assert_eq!(b.num_rows(), 1);
@@ -110,7 +111,8 @@ mod tests {
         let kind = col(5);
         let kind = kind.as_any().downcast_ref::<StringArray>().unwrap();
         assert_eq!(kind.value(0), "defend");
-        let err = super::graphs(&[None, Some("not a board w - -")]).unwrap_err();
-        assert_eq!(err.row(), 1);
+        let bad = [None, Some("not a board w - -")];
+        assert_eq!(super::graphs(&bad, Invalid::Raise).unwrap_err().row(), 1);
+        assert!(super::graphs(&bad, Invalid::Null).unwrap()[1].is_empty());
     }
 }

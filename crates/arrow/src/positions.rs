@@ -5,7 +5,9 @@
 //! A FEN is read as the import reads it (4 or 6 fields; castling rights the board cannot
 //! have are dropped), so a position's features here are those `analyze` stores for it.
 //! A null input gives a null output (as SQL's functions do); a value that is not a
-//! position is a [`RowError`] naming its row. Positions are computed in parallel.
+//! position is a [`RowError`] naming its row, or a null too under [`Invalid::Null`] (for
+//! a query over millions of rows, where one bad line should not stop the job). Positions
+//! are computed in parallel.
 
 use std::sync::Arc;
 
@@ -53,6 +55,27 @@ impl RowError {
     }
 }
 
+/// What to do with an input value that is not a position.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Invalid {
+    /// Stop with a [`RowError`] naming the first such row.
+    #[default]
+    Raise,
+    /// Give a null output for it, as for a null input.
+    Null,
+}
+
+impl Invalid {
+    /// `result` of a row under this rule: its value, none, or the error.
+    pub fn apply<T>(self, result: Result<T, RowError>) -> Result<Option<T>, RowError> {
+        match (result, self) {
+            (Ok(v), _) => Ok(Some(v)),
+            (Err(_), Invalid::Null) => Ok(None),
+            (Err(e), Invalid::Raise) => Err(e),
+        }
+    }
+}
+
 /// The position of FEN `fen` at `row`, read as the import reads it.
 pub fn position(row: usize, fen: &str) -> Result<Chess, RowError> {
     parse(fen, Leniency::DropCastling).map_err(|source| RowError::Fen {
@@ -62,16 +85,20 @@ pub fn position(row: usize, fen: &str) -> Result<Chess, RowError> {
     })
 }
 
-/// Computes `f` of every non-null value in parallel, in input order; the first bad row
-/// (the lowest) is the error.
+/// Computes `f` of every non-null value in parallel, in input order; a bad row is
+/// handled as `invalid` says (the first, the lowest, is the error).
 fn per_row<T: ?Sized + Sync, U: Send>(
     values: &[Option<&T>],
+    invalid: Invalid,
     f: impl Fn(usize, &T) -> Result<U, RowError> + Sync,
 ) -> Result<Vec<Option<U>>, RowError> {
     values
         .par_iter()
         .enumerate()
-        .map(|(row, v)| v.map(|v| f(row, v)).transpose())
+        .map(|(row, v)| match v {
+            Some(v) => invalid.apply(f(row, v)),
+            None => Ok(None),
+        })
         .collect()
 }
 
@@ -86,13 +113,13 @@ pub fn features_schema() -> SchemaRef {
 }
 
 /// The features of each FEN, one row each, as `analyze` computes and stores them.
-pub fn features(fens: &[Option<&str>]) -> Result<RecordBatch, RowError> {
+pub fn features(fens: &[Option<&str>], invalid: Invalid) -> Result<RecordBatch, RowError> {
     let values = fens
         .par_iter()
         .enumerate()
         .map_init(Vec::new, |edges, (row, fen)| {
-            fen.map(|fen| Ok(graph::analyze(&position(row, fen)?, edges).values()))
-                .transpose()
+            let Some(fen) = fen else { return Ok(None) };
+            invalid.apply(position(row, fen).map(|pos| graph::analyze(&pos, edges).values()))
         })
         .collect::<Result<Vec<_>, RowError>>()?;
     let mut builders: Vec<Int64Builder> = (0..Features::COLUMNS.len())
@@ -115,8 +142,10 @@ pub fn features(fens: &[Option<&str>]) -> Result<RecordBatch, RowError> {
 }
 
 /// The packed board of each FEN (`position_rows.board`, `pack_fen` in SQL).
-pub fn pack(fens: &[Option<&str>]) -> Result<BinaryArray, RowError> {
-    let boards = per_row(fens, |row, fen| Ok(packed::pack(&position(row, fen)?)))?;
+pub fn pack(fens: &[Option<&str>], invalid: Invalid) -> Result<BinaryArray, RowError> {
+    let boards = per_row(fens, invalid, |row, fen| {
+        Ok(packed::pack(&position(row, fen)?))
+    })?;
     let mut b = BinaryBuilder::with_capacity(boards.len(), boards.len() * 20);
     for board in &boards {
         b.append_option(board.as_deref());
@@ -125,8 +154,8 @@ pub fn pack(fens: &[Option<&str>]) -> Result<BinaryArray, RowError> {
 }
 
 /// The normalized FEN of each packed board (`positions.fen`, `board_fen` in SQL).
-pub fn fens(boards: &[Option<&[u8]>]) -> Result<StringArray, RowError> {
-    let fens = per_row(boards, |row, bytes| {
+pub fn fens(boards: &[Option<&[u8]>], invalid: Invalid) -> Result<StringArray, RowError> {
+    let fens = per_row(boards, invalid, |row, bytes| {
         packed::board_fen(bytes).map_err(|source| RowError::Packed { row, source })
     })?;
     let mut b = StringBuilder::with_capacity(fens.len(), fens.len() * 60);
@@ -152,7 +181,7 @@ mod tests {
     #[test]
     fn features_follow_the_core_and_nulls_pass_through() {
         let fens = [Some(START), None, Some("4k3/8/8/8/8/8/8/4K2R w KQ - 0 1")];
-        let batch = features(&fens).unwrap();
+        let batch = features(&fens, Invalid::Raise).unwrap();
         assert_eq!(batch.num_rows(), 3);
         assert_eq!(batch.schema(), features_schema());
         let col = |name: &str| {
@@ -177,23 +206,30 @@ mod tests {
     }
 
     #[test]
-    fn a_bad_row_is_named() {
-        let err = features(&[Some(START), Some(START), Some("8/8/8 w - -")]).unwrap_err();
-        assert_eq!(err.row(), 2);
-        assert!(err.to_string().starts_with("row 2: invalid FEN"), "{err}");
-        let err = fens(&[Some(&[1u8, 2, 3][..])]).unwrap_err();
+    fn a_bad_row_is_named_or_null() {
+        let input = [Some(START), Some("8/8/8 w - -"), Some("8/8/8 w - -")];
+        let err = features(&input, Invalid::Raise).unwrap_err();
+        assert_eq!(err.row(), 1);
+        assert!(err.to_string().starts_with("row 1: invalid FEN"), "{err}");
+        let nulls = features(&input, Invalid::Null).unwrap();
+        assert_eq!(nulls.num_rows(), 3);
+        assert_eq!(nulls.column(0).null_count(), 2);
+        let bad = [Some(&[1u8, 2, 3][..])];
+        let err = fens(&bad, Invalid::Raise).unwrap_err();
         assert_eq!(
             err.to_string(),
             "row 0: packed position of 3 bytes, expected 0"
         );
+        assert!(fens(&bad, Invalid::Null).unwrap().is_null(0));
+        assert!(pack(&input, Invalid::Null).unwrap().is_null(2));
     }
 
     #[test]
     fn pack_fens_and_keys_round_trip() {
-        let packed = pack(&[Some(START), None]).unwrap();
+        let packed = pack(&[Some(START), None], Invalid::Raise).unwrap();
         assert!(packed.is_null(1));
         let boards: Vec<Option<&[u8]>> = packed.iter().collect();
-        let back = fens(&boards).unwrap();
+        let back = fens(&boards, Invalid::Raise).unwrap();
         assert_eq!(
             back.value(0),
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -"

@@ -20,7 +20,7 @@ use chessgraph_store::export::{self as db_export, Column, ColumnType};
 use rusqlite::Connection;
 
 use crate::edges;
-use crate::positions::RowError;
+use crate::positions::{Invalid, RowError};
 
 /// The tables [`read`] reads, in the order an export writes them.
 pub const NAMES: [&str; 5] = ["positions", "features", EDGES, "labels", "splits"];
@@ -198,7 +198,7 @@ pub fn read(
 fn stored_edges(chunk: &[(i64, String)]) -> Result<RecordBatch> {
     let fens: Vec<Option<&str>> = chunk.iter().map(|(_, fen)| Some(fen.as_str())).collect();
     let ids: Vec<i64> = chunk.iter().map(|(id, _)| *id).collect();
-    let graphs = edges::graphs(&fens).map_err(|e| match e {
+    let graphs = edges::graphs(&fens, Invalid::Raise).map_err(|e| match e {
         RowError::Fen { row, fen, source } => Error::from(CoreError::StoredPosition {
             fen: format!("#{} {fen}", ids[row]),
             source: source.into(),
