@@ -104,6 +104,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("input", help="JSON lines (the Lichess evaluation database) or Parquet")
     p.add_argument("output", help="directory of the Parquet files to write (replaced)")
     p.add_argument("--evaluator", action="append", help="evaluator to run (repeatable; default: nnue)")
+    p.add_argument("--features-only", action="store_true", help="no evaluator: the FEN and its features")
     p.add_argument("--db", help="database of evaluators stored by `chessgraph tune`")
     p.add_argument("--fen-column", default="fen", help="the input's FEN column (default: fen)")
     p.add_argument("--master", help="Spark master (default: spark-submit's, else local[*])")
@@ -119,7 +120,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     df = analyze(
         read_positions(spark, args.input, args.fen_column),
         fen_column=args.fen_column,
-        evaluators=args.evaluator or ["nnue"],
+        evaluators=[] if args.features_only else (args.evaluator or ["nnue"]),
         db=args.db,
     )
     df.write.mode("overwrite").parquet(args.output)
