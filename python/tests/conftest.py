@@ -26,7 +26,7 @@ SHARED = ROOT.parent / "shared" / "data"
 
 def binary() -> Path:
     if "CHESSGRAPH_BIN" in os.environ:
-        return Path(os.environ["CHESSGRAPH_BIN"])
+        return Path(os.environ["CHESSGRAPH_BIN"]).resolve()
     for profile in ("release", "debug"):
         path = ROOT / "target" / profile / "chessgraph"
         if path.exists():
