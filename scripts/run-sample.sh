@@ -10,17 +10,22 @@
 #   OUT/evaluator.json, OUT/heatmaps/, OUT/match-tuned-seed003.pgn, OUT/report.md
 # scripts/tools/make-reports.sh copies a run into reports/.
 #
-# MATCH_GAMES (default 40) sets the match length; 0 skips the match.
+# MATCH_GAMES (default 40) sets the match length; 0 skips the match. CHESSGRAPH_BIN names
+# an executable already built to run instead of building the release one.
 # Usage: scripts/run-sample.sh [OUT]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-target/sample}
 data=../shared/data
-cargo build --release   # shows its progress: a first build takes minutes on 2 cores
+if [[ -n ${CHESSGRAPH_BIN:-} ]]; then
+    bin=$(realpath "$CHESSGRAPH_BIN")
+else
+    cargo build --release   # shows its progress: a first build takes minutes on 2 cores
+    bin=${CARGO_TARGET_DIR:-$PWD/target}/release/chessgraph
+fi
 rm -rf "$out"
 mkdir -p "$out"
 db=$out/sample.db
-bin=${CARGO_TARGET_DIR:-$PWD/target}/release/chessgraph
 cg() { "$bin" --db "$db" "$@"; }
 cg import "$data/positions-200k.csv.zst" "$data/games-200k.pgn.zst"
 cg analyze

@@ -10,9 +10,15 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-cargo build --release
+# CHESSGRAPH_BIN names an executable already built (CI's test build) instead of the release one.
+if [[ -n ${CHESSGRAPH_BIN:-} ]]; then
+    exe=$(realpath "$CHESSGRAPH_BIN")
+else
+    cargo build --release
+    exe=${CARGO_TARGET_DIR:-$root/target}/release/chessgraph
+fi
 bin=$(mktemp -d)
-ln -s "${CARGO_TARGET_DIR:-$root/target}/release/chessgraph" "$bin/chessgraph"
+ln -s "$exe" "$bin/chessgraph"
 export PATH="$bin:$PATH"
 logs=$(mktemp -d)
 dirs=("$bin" "$logs")
