@@ -36,27 +36,12 @@ pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
     let json = args.json;
     let total = bench::run(Arc::new(evaluator), args.depth, &mut |line| {
         if io_result.is_ok() && !json {
-            let best = line.result.best.map_or("0000".to_owned(), |m| {
-                chessgraph_core::chess::moves::uci(&m)
-            });
-            io_result = writeln!(
-                out,
-                "{:>2} {:>10} nodes {:>6} ms  bestmove {:<5} score {:<9} {}",
-                line.index,
-                line.result.nodes,
-                line.result.time.as_millis(),
-                best,
-                line.result.score.to_string(),
-                line.fen
-            );
+            io_result = writeln!(out, "{}", bench::line_text(line));
         }
     })?;
     io_result?;
     if !json {
-        writeln!(out, "===========================")?;
-        writeln!(out, "Total time (ms) : {}", total.time.as_millis())?;
-        writeln!(out, "Nodes searched  : {}", total.nodes)?;
-        writeln!(out, "Nodes/second    : {}", total.nps())?;
+        writeln!(out, "{}", bench::total_text(&total))?;
     }
     let record = serde_json::json!({
         "depth": args.depth,

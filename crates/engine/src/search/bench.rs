@@ -90,6 +90,34 @@ impl BenchTotal {
     }
 }
 
+/// One position's line of the bench report: index, nodes, milliseconds, best move,
+/// score, FEN.
+pub fn line_text(line: &BenchLine) -> String {
+    let best = line.result.best.map_or("0000".to_owned(), |m| {
+        chessgraph_core::chess::moves::uci(&m)
+    });
+    format!(
+        "{:>2} {:>10} nodes {:>6} ms  bestmove {:<5} score {:<9} {}",
+        line.index,
+        line.result.nodes,
+        line.result.time.as_millis(),
+        best,
+        line.result.score.to_string(),
+        line.fen
+    )
+}
+
+/// The report's closing lines, in the form engine testing frameworks read (Ethereal's and
+/// Stockfish's): `Nodes searched  : N` is the signature, `Nodes/second    : N` the speed.
+pub fn total_text(total: &BenchTotal) -> String {
+    format!(
+        "===========================\nTotal time (ms) : {}\nNodes searched  : {}\nNodes/second    : {}",
+        total.time.as_millis(),
+        total.nodes,
+        total.nps()
+    )
+}
+
 /// Parses a bench FEN.
 fn position(fen: &str) -> Result<Chess> {
     chessgraph_core::chess::fen::parse(fen, chessgraph_core::chess::fen::Leniency::Strict)
