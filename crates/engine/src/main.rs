@@ -87,7 +87,18 @@ fn run_bench(depth: u32) -> Result<(), String> {
     Ok(())
 }
 
-/// The tunable constants as SPSA input lines, or why there are none.
+/// The tunable constants as SPSA input lines at their current values (a `tune` build; a
+/// normal one has no such options, so the lines would drive nothing).
 fn spsa() -> Result<(), String> {
-    Err("this build has no tunable options (build with `--features tune`)".into())
+    if !cfg!(feature = "tune") {
+        return Err(
+            "this build has no tunable options: build it with `make tune` (the `tune` feature)"
+                .into(),
+        );
+    }
+    use chessgraph_engine::search::params;
+    for (p, v) in params::PARAMS.iter().zip(params::values()) {
+        println!("{}", p.spsa_line(v));
+    }
+    Ok(())
 }

@@ -137,3 +137,77 @@ fn the_reading_rule_itself() {
     assert_eq!(framework_reading(stockfish), (Some(999), Some(12345)));
     assert_eq!(framework_reading("Total time (ms) : 12\n"), (None, None));
 }
+
+/// The engine's answers to `commands` (each line sent as given, then `quit`).
+fn session(commands: &str) -> String {
+    let mut child = engine()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(commands.as_bytes()).unwrap();
+    input.write_all(b"quit\n").unwrap();
+    drop(input);
+    String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
+}
+
+/// The node count of the last `info` line before `bestmove`.
+fn searched_nodes(answers: &str) -> u64 {
+    let info = answers
+        .lines()
+        .filter(|l| l.starts_with("info depth"))
+        .last()
+        .unwrap_or_else(|| panic!("no info line:\n{answers}"));
+    let words: Vec<&str> = info.split_whitespace().collect();
+    let i = words.iter().position(|w| *w == "nodes").unwrap();
+    words[i + 1].parse().unwrap()
+}
+
+#[cfg(not(feature = "tune"))]
+#[test]
+fn a_normal_build_has_no_tunable_options() {
+    let out = engine().arg("spsa").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("make tune"));
+    let answers = session("uci\nsetoption name rfp_margin value 100\nisready\n");
+    assert!(!answers.contains("option name rfp_margin"), "{answers}");
+    assert!(answers.contains("unknown option"), "{answers}");
+}
+
+#[cfg(feature = "tune")]
+#[test]
+fn a_tuning_build_sets_the_search_constants() {
+    let out = engine().arg("spsa").output().unwrap();
+    assert!(out.status.success());
+    let lines = String::from_utf8(out.stdout).unwrap();
+    let answers = session("uci\n");
+    let mut count = 0;
+    for line in lines.lines() {
+        let fields: Vec<&str> = line.split(", ").collect();
+        assert_eq!(fields.len(), 7, "{line}");
+        assert_eq!(fields[1], "int", "{line}");
+        let option = format!(
+            "option name {} type spin default {} min {} max {}",
+            fields[0], fields[2], fields[3], fields[4]
+        );
+        assert!(answers.contains(&option), "{option} missing:\n{answers}");
+        count += 1;
+    }
+    assert!(count >= 30, "{lines}");
+
+    let search = "position startpos moves e2e4 e7e5 g1f3\ngo depth 8\nisready\n";
+    let default = searched_nodes(&session(search));
+    // The default value again: the same search, node for node.
+    let same = session(&format!("setoption name LMR_BASE value 75\n{search}"));
+    assert_eq!(searched_nodes(&same), default);
+    // Larger reductions: a smaller tree.
+    let reduced = session(&format!("setoption name lmr_base value 200\n{search}"));
+    assert!(searched_nodes(&reduced) < default, "{reduced}");
+    // Out of range, or not a number: refused, the value kept.
+    let refused = session(&format!(
+        "setoption name lmr_base value 201\nsetoption name lmr_base value x\n{search}"
+    ));
+    assert_eq!(refused.matches("info string error").count(), 2, "{refused}");
+    assert_eq!(searched_nodes(&refused), default);
+}

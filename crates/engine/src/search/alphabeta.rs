@@ -85,7 +85,7 @@ impl Searcher {
         if in_check {
             depth += 1;
         }
-        if depth >= IIR_MIN_DEPTH && hit.is_none_or(|h| h.mv == 0) {
+        if depth >= iir_min_depth() && hit.is_none_or(|h| h.mv == 0) {
             depth -= 1;
         }
         // The table keeps the raw evaluation; the search prunes by the corrected one.
@@ -205,9 +205,9 @@ impl Searcher {
 
         let futility = !node.pv_node
             && !node.in_check
-            && depth <= FUTILITY_MAX_DEPTH
+            && depth <= futility_max_depth()
             && alpha.abs() < MATE_BOUND
-            && node.static_eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha;
+            && node.static_eval + futility_base() + futility_margin() * depth <= alpha;
         // At a futile node every quiet move but the first that does not give check is
         // pruned, decided before the move is made.
         let check_info = futility.then(|| CheckInfo::new(pos));
@@ -216,7 +216,7 @@ impl Searcher {
         let mut searched = 0usize;
         let mut quiets_tried = [0u16; MAX_MOVES];
         let mut quiets = 0;
-        let lmp_limit = (!node.pv_node && !node.in_check && depth <= LMP_MAX_DEPTH)
+        let lmp_limit = (!node.pv_node && !node.in_check && depth <= lmp_max_depth())
             .then(|| lmp_quiet_limit(depth, node.improving));
         let mut quiets_seen = 0usize;
         let mut idx = 0;
@@ -258,7 +258,7 @@ impl Searcher {
             if searched > 0
                 && !node.in_check
                 && best_score > -MATE_BOUND
-                && depth <= SEE_PRUNE_MAX_DEPTH
+                && depth <= see_prune_max_depth()
                 && order < ORDER_GOOD_CAPTURE
                 && see::see(pos, m) < see_prune_margin(quiet, depth)
             {
@@ -329,11 +329,11 @@ impl Searcher {
     /// Late-move reduction of a quiet, non-checking move searched after `searched` others
     /// with ordering score `order`: from the table by depth and move number, one less at a
     /// PV node and for a killer, one more when not improving, a ply less or more per
-    /// [`LMR_HISTORY_DIVISOR`] of the move's history (at most two either way), at most the
+    /// [`lmr_history_divisor`] of the move's history (at most two either way), at most the
     /// remaining depth less one.
     fn lmr_reduction(&self, node: &Node, searched: usize, order: i32) -> i32 {
         let depth = node.depth;
-        if depth < LMR_MIN_DEPTH || searched < LMR_MIN_SEARCHED {
+        if depth < lmr_min_depth() || (searched as i32) < lmr_min_searched() {
             return 0;
         }
         let mut r = i32::from(self.lmr[depth.min(63) as usize][searched.min(63)]);
@@ -343,7 +343,7 @@ impl Searcher {
         if order >= ORDER_KILLER {
             r -= 1;
         } else {
-            r -= (order / LMR_HISTORY_DIVISOR).clamp(-2, 2);
+            r -= (order / lmr_history_divisor()).clamp(-2, 2);
         }
         if !node.improving {
             r += 1;

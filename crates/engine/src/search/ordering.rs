@@ -5,7 +5,10 @@
 
 use shakmaty::{Chess, Color, Move, MoveList, Position, Role, Square};
 
-use super::params::{CMP_LIMIT, CMP_MAX_DEPTH, FMP_LIMIT};
+use super::params::{
+    cmp_limit, cmp_limit_improving, cmp_max_depth, cmp_max_depth_improving, fmp_limit,
+    fmp_limit_improving,
+};
 use super::{Searcher, code_squares, encode, see};
 use chessgraph_core::chess::moves::is_quiet;
 use chessgraph_core::chess::values::{mvv_lva, piece_value};
@@ -125,7 +128,7 @@ impl Searcher {
 
     /// Whether continuation-history pruning skips the quiet move `m` at `ply` and
     /// `depth`: its continuation history after the previous move is below
-    /// [`CMP_LIMIT`] or after the move two plies before below [`FMP_LIMIT`] (a missing
+    /// [`cmp_limit`] or after the move two plies before below [`fmp_limit`] (a missing
     /// context never prunes).
     pub(super) fn continuation_prunes(
         &self,
@@ -135,8 +138,16 @@ impl Searcher {
         depth: i32,
         improving: bool,
     ) -> bool {
-        let i = usize::from(improving);
-        if depth > CMP_MAX_DEPTH[i] {
+        let (max_depth, limit_one, limit_two) = if improving {
+            (
+                cmp_max_depth_improving(),
+                cmp_limit_improving(),
+                fmp_limit_improving(),
+            )
+        } else {
+            (cmp_max_depth(), cmp_limit(), fmp_limit())
+        };
+        if depth > max_depth {
             return false;
         }
         let ps = piece_square(pos.turn(), m.role(), m.to()) as usize;
@@ -144,7 +155,7 @@ impl Searcher {
         let below = |row: Option<usize>, limit: i32| {
             row.is_some_and(|row| i32::from(self.continuation[row + ps]) < limit)
         };
-        below(one, CMP_LIMIT[i]) || below(two, FMP_LIMIT[i])
+        below(one, limit_one) || below(two, limit_two)
     }
 
     pub(super) fn update_quiet_stats(

@@ -6,7 +6,7 @@ use shakmaty::{Chess, Position};
 
 use super::node::Node;
 use super::ordering::{MAX_MOVES, pick_best};
-use super::params::{PROBCUT_MARGIN, PROBCUT_MIN_DEPTH, PROBCUT_REDUCTION};
+use super::params::{probcut_margin, probcut_min_depth, probcut_reduction};
 use super::tt::score_from_tt;
 use super::{MATE_BOUND, Searcher, see};
 use chessgraph_core::chess::hash;
@@ -14,23 +14,23 @@ use chessgraph_core::chess::movegen::noisy_moves;
 use chessgraph_core::chess::values::mvv_lva;
 
 impl Searcher {
-    /// ProbCut at `node` (non-PV, out of check, depth ≥ [`PROBCUT_MIN_DEPTH`]): each
-    /// capture or queen promotion whose SEE reaches `beta` + [`PROBCUT_MARGIN`] from the
+    /// ProbCut at `node` (non-PV, out of check, depth ≥ [`probcut_min_depth`]): each
+    /// capture or queen promotion whose SEE reaches `beta` + [`probcut_margin`] from the
     /// static evaluation is tried by the quiescence search, then by a null-window search
-    /// [`PROBCUT_REDUCTION`] plies shallower; the first to beat the raised bound there is
+    /// [`probcut_reduction`] plies shallower; the first to beat the raised bound there is
     /// the node's score. Skipped when the table already holds a deep enough score below
     /// that bound. `None`: no cut (or stopped).
     pub(super) fn probcut(&mut self, pos: &Chess, node: &Node, beta: i32) -> Option<i32> {
         if node.pv_node
             || node.in_check
-            || node.depth < PROBCUT_MIN_DEPTH
+            || node.depth < probcut_min_depth()
             || beta.abs() >= MATE_BOUND
         {
             return None;
         }
-        let r_beta = beta + PROBCUT_MARGIN;
+        let r_beta = beta + probcut_margin();
         if let Some(h) = node.hit
-            && h.depth > node.depth - PROBCUT_REDUCTION
+            && h.depth > node.depth - probcut_reduction()
             && score_from_tt(h.score, node.ply) < r_beta
         {
             return None;
@@ -56,7 +56,7 @@ impl Searcher {
                 score = -self.negamax(
                     &child,
                     child_key,
-                    node.depth - PROBCUT_REDUCTION,
+                    node.depth - probcut_reduction(),
                     -r_beta,
                     -r_beta + 1,
                     ply + 1,
@@ -107,13 +107,13 @@ mod tests {
         let node = node_at(&pos, &mut s, 6);
         let beta = node.static_eval + 100;
         let cut = s.probcut(&pos, &node, beta);
-        assert!(cut.is_some_and(|v| v >= beta + PROBCUT_MARGIN), "{cut:?}");
+        assert!(cut.is_some_and(|v| v >= beta + probcut_margin()), "{cut:?}");
         // Nothing to capture: no cut, whatever beta.
         let quiet = parse_position("4k3/8/8/8/8/8/3R4/4K3 w - - 0 1").unwrap();
         let node = node_at(&quiet, &mut s, 6);
         assert_eq!(s.probcut(&quiet, &node, node.static_eval - 500), None);
         // Too shallow: no cut.
-        let node = node_at(&pos, &mut s, PROBCUT_MIN_DEPTH - 1);
+        let node = node_at(&pos, &mut s, probcut_min_depth() - 1);
         assert_eq!(s.probcut(&pos, &node, node.static_eval + 100), None);
     }
 }

@@ -42,16 +42,16 @@ impl Searcher {
             return None;
         }
         let rfp_depth = depth - i32::from(node.improving);
-        if depth <= RFP_MAX_DEPTH && static_eval - RFP_MARGIN * rfp_depth >= beta {
+        if depth <= rfp_max_depth() && static_eval - rfp_margin() * rfp_depth >= beta {
             return Some(static_eval);
         }
         let us = pos.board().by_color(pos.turn());
         let has_pieces = (us & !pos.board().pawns() & !pos.board().kings()).any();
-        if !(allow_null && depth >= NMP_MIN_DEPTH && static_eval >= beta && has_pieces) {
+        if !(allow_null && depth >= nmp_min_depth() && static_eval >= beta && has_pieces) {
             return None;
         }
         let null = null_move(pos)?;
-        let r = NMP_BASE + depth / NMP_DEPTH_DIVISOR;
+        let r = nmp_base() + depth / nmp_depth_divisor();
         let null_key = hash::key_after_null(pos, key);
         self.made(pos, ply, None);
         self.keys.push(key);
@@ -88,7 +88,7 @@ impl Searcher {
 
 /// How many quiet moves late-move pruning searches at `depth` before skipping the rest.
 pub(super) fn lmp_quiet_limit(depth: i32, improving: bool) -> usize {
-    let n = (LMP_BASE + depth * depth) as usize;
+    let n = (lmp_base() + depth * depth) as usize;
     if improving { n } else { n / 2 }
 }
 
@@ -97,9 +97,9 @@ pub(super) fn lmp_quiet_limit(depth: i32, improving: bool) -> usize {
 /// only the moved piece; quadratic for a capture, which may open lines).
 pub(super) fn see_prune_margin(quiet: bool, depth: i32) -> i32 {
     if quiet {
-        -SEE_QUIET_MARGIN * depth
+        -see_quiet_margin() * depth
     } else {
-        -SEE_NOISY_MARGIN * depth * depth
+        -see_noisy_margin() * depth * depth
     }
 }
 

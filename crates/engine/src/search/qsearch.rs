@@ -6,7 +6,7 @@ use std::sync::Arc;
 use shakmaty::{Chess, Color, Position};
 
 use super::ordering::{MAX_MOVES, pick_best};
-use super::params::DELTA_MARGIN;
+use super::params::delta_margin;
 use super::tt::TranspositionTable;
 use super::{INF, MATE, MAX_PLY, Searcher, encode, see};
 use crate::eval::Evaluator;
@@ -59,7 +59,7 @@ impl Searcher {
                 if !m.is_promotion() {
                     let gain = captured_value(m);
                     // Delta pruning: even winning the piece outright cannot reach alpha.
-                    if stand_pat + gain + DELTA_MARGIN <= alpha {
+                    if stand_pat + gain + delta_margin() <= alpha {
                         continue;
                     }
                 }

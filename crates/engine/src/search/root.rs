@@ -7,7 +7,7 @@ use std::time::Instant;
 use shakmaty::{Chess, Move, MoveList, Position};
 
 use super::mate::{self, MateLimits, MateSearcher};
-use super::params::{ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH};
+use super::params::{aspiration_delta, aspiration_max_delta, aspiration_min_depth};
 use super::searcher::bounded;
 use super::tablebase::Outcome;
 use super::time;
@@ -106,6 +106,10 @@ impl Searcher {
     /// game's `history`: killers cleared, history and continuation scores aged, the TT's generation moved.
     pub(super) fn new_search(&mut self, root: &Chess, history: &[u64], limits: &Limits) {
         self.start = Instant::now();
+        #[cfg(feature = "tune")]
+        {
+            self.lmr = super::searcher::lmr_table();
+        }
         self.budget = time::budget(limits, self.overhead);
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
         self.pondering = limits.ponder && self.control.pondering.load(Ordering::Relaxed);
@@ -244,7 +248,7 @@ impl Searcher {
 
     /// Aspiration windows: one root search of line `pv_idx` at `depth` in a window around
     /// the previous iteration's score `prev`, widened (doubling) on a fail low or high,
-    /// full width beyond [`ASPIRATION_MAX_DELTA`].
+    /// full width beyond [`aspiration_max_delta`].
     fn aspiration(
         &mut self,
         root: &Chess,
@@ -254,12 +258,13 @@ impl Searcher {
         depth: u32,
         prev: i32,
     ) -> i32 {
-        let mut delta = ASPIRATION_DELTA;
-        let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH && prev.abs() < MATE_BOUND {
-            (prev - delta, prev + delta)
-        } else {
-            (-INF, INF)
-        };
+        let mut delta = aspiration_delta();
+        let (mut alpha, mut beta) =
+            if depth as i32 >= aspiration_min_depth() && prev.abs() < MATE_BOUND {
+                (prev - delta, prev + delta)
+            } else {
+                (-INF, INF)
+            };
         loop {
             let score = self.search_root(root, root_key, root_moves, pv_idx, depth, alpha, beta);
             if self.stopped {
@@ -274,7 +279,7 @@ impl Searcher {
                 return score;
             }
             delta *= 2;
-            if delta > ASPIRATION_MAX_DELTA {
+            if delta > aspiration_max_delta() {
                 alpha = -INF;
                 beta = INF;
             }

@@ -12,7 +12,7 @@ use super::correction::CorrectionHistory;
 use super::mate::MateSearcher;
 use super::nnue;
 use super::ordering::{CONT_SIZE, piece_square};
-use super::params::{LMR_BASE, LMR_DIVISOR};
+use super::params::{lmr_base, lmr_divisor};
 use super::time::Budget;
 use super::tt::{HashTooLarge, TranspositionTable};
 use super::{Control, Limits, MAX_PLY, Score};
@@ -92,12 +92,7 @@ impl Searcher {
     }
 
     pub(super) fn with_table(evaluator: Arc<Evaluator>, tt: TranspositionTable) -> Searcher {
-        let mut lmr = vec![[0u8; 64]; 64];
-        for (d, row) in lmr.iter_mut().enumerate().skip(1) {
-            for (m, r) in row.iter_mut().enumerate().skip(1) {
-                *r = (LMR_BASE + (d as f64).ln() * (m as f64).ln() / LMR_DIVISOR) as u8;
-            }
-        }
+        let lmr = lmr_table();
         Searcher {
             nnue: evaluator.network().cloned().map(nnue::NnueState::new),
             evaluator,
@@ -310,4 +305,19 @@ pub(super) fn bounded(limits: &Limits) -> bool {
         || limits.movetime.is_some()
         || limits.clock.is_some()
         || limits.infinite
+}
+
+/// The late-move reduction of the `m`-th move at depth `d`, by [`lmr_base`] and
+/// [`lmr_divisor`] (rebuilt at every search in a `tune` build, where they change).
+pub(super) fn lmr_table() -> Vec<[u8; 64]> {
+    let mut lmr = vec![[0u8; 64]; 64];
+    for (d, row) in lmr.iter_mut().enumerate().skip(1) {
+        for (m, r) in row.iter_mut().enumerate().skip(1) {
+            // Both constants are in hundredths (0.75 and 2.25, exact in binary).
+            *r = (f64::from(lmr_base()) / 100.0
+                + (d as f64).ln() * (m as f64).ln() / (f64::from(lmr_divisor()) / 100.0))
+                as u8;
+        }
+    }
+    lmr
 }

@@ -5,7 +5,7 @@
 use shakmaty::Chess;
 
 use super::node::Node;
-use super::params::{SE_MARGIN, SE_MIN_DEPTH, SE_TT_DEPTH_MARGIN};
+use super::params::{se_margin, se_min_depth, se_tt_depth_margin};
 use super::tt::{Bound, score_from_tt};
 use super::{MATE_BOUND, Searcher};
 
@@ -19,9 +19,9 @@ pub(super) enum Singular {
 
 impl Searcher {
     /// Singular extension of the table's move `code` at a node of depth ≥
-    /// [`SE_MIN_DEPTH`] whose entry is a lower bound or exact from at most
-    /// [`SE_TT_DEPTH_MARGIN`] plies shallower: the node is searched again without that move
-    /// to half the depth, against a bound [`SE_MARGIN`] × depth below the table's score.
+    /// [`se_min_depth`] whose entry is a lower bound or exact from at most
+    /// [`se_tt_depth_margin`] plies shallower: the node is searched again without that move
+    /// to half the depth, against a bound [`se_margin`] × depth below the table's score.
     /// If every other move fails low there, the move is singular and is extended a ply;
     /// if that reduced search still beats the node's beta, several moves do and the node
     /// is cut (multi-cut); if the table's score alone beats beta, the move is searched a
@@ -31,14 +31,14 @@ impl Searcher {
             return Singular::Extend(0);
         };
         let tt_score = score_from_tt(h.score, node.ply);
-        if node.depth < SE_MIN_DEPTH
-            || h.depth < node.depth - SE_TT_DEPTH_MARGIN
+        if node.depth < se_min_depth()
+            || h.depth < node.depth - se_tt_depth_margin()
             || h.bound == Bound::Upper
             || tt_score.abs() >= MATE_BOUND
         {
             return Singular::Extend(0);
         }
-        let s_beta = tt_score - SE_MARGIN * node.depth;
+        let s_beta = tt_score - se_margin() * node.depth;
         let s_depth = (node.depth - 1) / 2;
         self.excluded[node.ply] = code;
         let score = self.negamax(pos, node.key, s_depth, s_beta - 1, s_beta, node.ply, false);

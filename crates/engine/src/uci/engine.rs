@@ -67,6 +67,9 @@ pub enum CommandError {
         /// The value given.
         value: String,
     },
+    /// A search constant's value out of its range (a tuning build).
+    #[error(transparent)]
+    Tunable(#[from] crate::search::params::SetError),
     /// An option naming something that could not be loaded (evaluator, book, tables).
     #[error("option {name}")]
     Load {
@@ -164,6 +167,17 @@ impl Engine {
             o.overhead
         ));
         out.line("option name Ponder type check default false");
+        // A tuning build: the search's constants, at their current values.
+        #[cfg(feature = "tune")]
+        for (p, v) in crate::search::params::PARAMS
+            .iter()
+            .zip(crate::search::params::values())
+        {
+            out.line(&format!(
+                "option name {} type spin default {v} min {} max {}",
+                p.name, p.min, p.max
+            ));
+        }
         out.line("uciok");
     }
 
@@ -254,6 +268,14 @@ impl Engine {
             // Pondering needs no setting: `go ponder` is honoured either way.
             "ponder" => {
                 check()?;
+            }
+            #[cfg(feature = "tune")]
+            _ if crate::search::params::find(name).is_some() => {
+                let v: i64 = value.trim().parse().map_err(|_| CommandError::NotANumber {
+                    name: name.to_owned(),
+                    value: value.clone(),
+                })?;
+                crate::search::params::set(name, v)?;
             }
             _ => return Err(CommandError::UnknownOption(name.to_owned())),
         }
