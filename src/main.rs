@@ -30,7 +30,7 @@ struct Cli {
 
 /// How the commands are named, and what `--db` does, said once in the top-level help:
 /// every subcommand's `--db` line is one short line, so its own options stay in view.
-const AFTER_HELP: &str = "The commands come in the order of the work: data in (import, analyze, stats), weights and models made from it (fit, tune, datagen, label, train), positions and evaluators measured (eval, rate, heatmap), files out (export), the engine played and measured (engine, bench, solve, match, tournament), and the record (report, serve). A verb that makes or measures several kinds of thing names the kind as its second word: `train nnue|cnn|selfplay|moves` writes a model file a player or evaluator loads, `fit linear|logistic` fits evaluation weights to features, `rate evaluator|policy` measures against the stored labels, `export data|evaluator` writes files for other programs; `eval FEN` evaluates one position term by term.
+const AFTER_HELP: &str = "The commands come in the order of the work: data in (import, analyze, stats), weights and models made from it (fit, tune, datagen, label, train), positions and evaluators measured (eval, rate, heatmap), files out (export), the engine played and measured (engine, bench, solve, match, tournament), and the record (report, serve). A verb that makes or measures several kinds of thing names the kind as its second word: `train nnue|cnn|selfplay|moves` writes a model file a player or evaluator loads, `fit linear|logistic` fits evaluation weights to features, `tune evaluator|spsa` tunes an evaluator on the data or an engine's options by games, `rate evaluator|policy` measures against the stored labels, `export data|evaluator` writes files for other programs; `eval FEN` evaluates one position term by term.
 
 --db FILE: `import`, `datagen` and `tournament` create it when missing; the commands that read it need it to exist; `solve`, `bench`, `match` and `rate evaluator --input` record their runs in it only when it exists.";
 
@@ -46,8 +46,8 @@ enum Command {
     Sql(cli::sql::Args),
     /// Fit evaluation weights to the features on the train split and store them: `fit linear` (on eval_cp) or `fit logistic` (on the result or the sign).
     Fit(cli::fit::Args),
-    /// Texel-tune the tapered evaluator (material, PSTs, mobility, king safety, pawns) on the stored positions.
-    Tune(cli::tune::Args),
+    /// Tune an evaluator on the stored positions (`tune evaluator`, Texel's method; also plain `tune`) or a UCI engine's options by games (`tune spsa`, SPSA as OpenBench runs it).
+    Tune(cli::tune::TuneArgs),
     /// Self-play games at fixed nodes per move: stores every searched position with its score and the game result.
     Datagen(cli::datagen::Args),
     /// Label the database's positions with any UCI engine (e.g. Stockfish), several processes in parallel; resumable.
@@ -108,7 +108,7 @@ fn main() -> ExitCode {
         Command::Stats(args) => cli::stats::run(&cli.db, args),
         Command::Sql(args) => cli::sql::run(&cli.db, args),
         Command::Fit(args) => cli::fit::run(&cli.db, args),
-        Command::Tune(args) => cli::tune::run(&cli.db, args),
+        Command::Tune(args) => args.run(&cli.db),
         Command::Datagen(args) => cli::datagen::run(&cli.db, args),
         Command::Label(args) => cli::label::run(&cli.db, args),
         Command::Train(args) => args.run(&cli.db),

@@ -33,6 +33,7 @@ mod serve_browser;
 mod serve_safe;
 mod solve;
 mod sprt;
+mod spsa;
 mod sql;
 mod sqlite_clients;
 mod tournament;

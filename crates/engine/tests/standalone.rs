@@ -153,11 +153,11 @@ fn session(commands: &str) -> String {
 }
 
 /// The node count of the last `info` line before `bestmove`.
+#[cfg(feature = "tune")]
 fn searched_nodes(answers: &str) -> u64 {
     let info = answers
         .lines()
-        .filter(|l| l.starts_with("info depth"))
-        .last()
+        .rfind(|l| l.starts_with("info depth"))
         .unwrap_or_else(|| panic!("no info line:\n{answers}"));
     let words: Vec<&str> = info.split_whitespace().collect();
     let i = words.iter().position(|w| *w == "nodes").unwrap();

@@ -32,6 +32,8 @@ pub struct Engine {
     /// Disconnected once the stderr reader has read to the end (the engine closed its
     /// standard error, by exiting): nothing is ever sent on it.
     stderr_done: Receiver<()>,
+    /// The option names offered before `uciok`.
+    options: Vec<String>,
 }
 
 /// How long a failure waits for a dead engine's standard error to be read to its end: a
@@ -93,9 +95,17 @@ impl Engine {
             lines: rx,
             stderr: tail,
             stderr_done,
+            options: Vec::new(),
         };
         engine.send("uci")?;
-        engine.wait_for("uciok", Duration::from_secs(10))?;
+        let mut offered = Vec::new();
+        engine.wait_for_with("uciok", Duration::from_secs(10), &mut |line| {
+            if let Some(rest) = line.strip_prefix("option name ") {
+                let name = rest.split(" type ").next().unwrap_or(rest);
+                offered.push(name.trim().to_owned());
+            }
+        })?;
+        engine.options = offered;
         for (option, value) in options {
             engine.send(&format!("setoption name {option} value {value}"))?;
         }
@@ -122,6 +132,16 @@ impl Engine {
                 said.join(" / ")
             )
         }
+    }
+
+    /// The names of the options the engine offered in its answer to `uci`.
+    pub fn option_names(&self) -> &[String] {
+        &self.options
+    }
+
+    /// Whether the engine offered option `name` (UCI option names ignore case).
+    pub fn has_option(&self, name: &str) -> bool {
+        self.options.iter().any(|o| o.eq_ignore_ascii_case(name))
     }
 
     /// Sends one line.

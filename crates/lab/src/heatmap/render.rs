@@ -1,10 +1,8 @@
 //! Drawing the heatmaps with plotters' bitmap backend.
 //!
-//! Text uses the DejaVu Sans fonts embedded from `assets/fonts/` through plotters' `ab_glyph`
-//! feature, so rendering needs no system fonts or fontconfig.
+//! Text uses the embedded fonts of [`crate::plot`].
 
 use std::path::{Path, PathBuf};
-use std::sync::Once;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -13,21 +11,9 @@ use plotters::style::{FontStyle, RGBColor};
 use rayon::prelude::*;
 
 use super::{Heatmap, PIECES, piece_name};
+use crate::plot::{FONT, register_fonts};
 use chessgraph_store::Error;
 use chessgraph_store::Result;
-
-static REGULAR: &[u8] = include_bytes!("../../../../assets/fonts/DejaVuSans.ttf");
-static BOLD: &[u8] = include_bytes!("../../../../assets/fonts/DejaVuSans-Bold.ttf");
-const FONT: &str = "sans-serif";
-
-fn register_fonts() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let ok = plotters::style::register_font(FONT, FontStyle::Normal, REGULAR).is_ok()
-            && plotters::style::register_font(FONT, FontStyle::Bold, BOLD).is_ok();
-        assert!(ok, "the embedded DejaVu fonts are valid TrueType");
-    });
-}
 
 /// ColorBrewer RdBu, from Black better (red) through white to White better (blue).
 const RDBU: [(u8, u8, u8); 11] = [

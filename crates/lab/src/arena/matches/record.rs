@@ -196,7 +196,8 @@ pub struct Summary {
 }
 
 impl Summary {
-    pub(super) fn add(&mut self, g: &GameRecord, loser: Option<usize>) {
+    /// Counts game `g`; `loser` is the engine that lost it by a fault, if one did.
+    pub fn add(&mut self, g: &GameRecord, loser: Option<usize>) {
         let plies_total = self.mean_plies * self.games as f64 + g.moves.len() as f64;
         self.games += 1;
         self.mean_plies = plies_total / self.games as f64;

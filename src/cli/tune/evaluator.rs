@@ -1,11 +1,11 @@
-//! `chessgraph tune`: Texel-tune the tapered evaluator on the stored positions, store it
-//! and optionally write it as an evaluator file.
+//! `chessgraph tune evaluator` (also plain `chessgraph tune`): Texel-tune the tapered
+//! evaluator on the stored positions, store it and optionally write it as an evaluator file.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::progress::{Progress, Unit};
+use crate::cli::progress::{Progress, Unit};
 use anyhow::Context;
 use chessgraph_lab::accuracy::evaluator;
 use chessgraph_learn::fit::split::Part;
@@ -13,7 +13,7 @@ use chessgraph_learn::tune::{self, Options, TuneTarget};
 use chessgraph_store::evaluators;
 use chessgraph_store::labels::LabelChoice;
 
-/// Arguments of `chessgraph tune`.
+/// Arguments of `chessgraph tune evaluator`.
 #[derive(clap::Args)]
 pub struct Args {
     /// Write the tuned evaluator to this file (JSON; `chessgraph export evaluator` can write it later too).
@@ -68,10 +68,10 @@ enum TargetArg {
     Result,
 }
 
-/// Runs `chessgraph tune`.
+/// Runs `chessgraph tune evaluator`.
 pub fn run(db_path: &Path, args: Args) -> anyhow::Result<()> {
-    super::not_stdout(args.out.as_deref(), "--out")?;
-    let conn = super::open_existing(db_path, "`chessgraph import FILE`")?;
+    crate::cli::not_stdout(args.out.as_deref(), "--out")?;
+    let conn = crate::cli::open_existing(db_path, "`chessgraph import FILE`")?;
     let opts = options(db_path, &conn, &args)?;
     // With --json the tables go nowhere and one JSON document is printed at the end.
     let mut out: Box<dyn Write> = if args.json {
@@ -196,7 +196,7 @@ fn print_held_out(
         "\ntest part, as `chessgraph rate evaluator` measures it ({} positions with a centipawn label, K = {:.6}):",
         reports[0].labelled, reports[0].k
     )?;
-    super::rate::evaluator::write_table(out, reports)
+    crate::cli::rate::evaluator::write_table(out, reports)
 }
 
 /// The tuner's options from the arguments (the start evaluator checked to be linear).
@@ -283,8 +283,8 @@ fn print_tuned(
             out,
             "{name:<6} {:>8} {:>10} {:>10}",
             m.n,
-            super::metric(m.fit_loss, 6),
-            super::metric(m.start_fit_loss, 6)
+            crate::cli::metric(m.fit_loss, 6),
+            crate::cli::metric(m.start_fit_loss, 6)
         )?;
     }
     // With fewer positions than weights the ridge, not the data, decides most of them.
