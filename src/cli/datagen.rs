@@ -19,7 +19,7 @@ pub struct Args {
     /// Games the source should hold when done (a re-run with the same settings resumes).
     #[arg(long, default_value_t = 100, value_name = "N")]
     games: u64,
-    /// Nodes searched per move.
+    /// Nodes searched per move: a soft limit, as engine authors generate data (the iteration that passes it finishes, up to 8 times as many nodes).
     #[arg(long, default_value_t = 5000, value_name = "N", value_parser = super::values::at_least_one::<u64>)]
     nodes: u64,
     /// Search each move to this depth instead of a node count.

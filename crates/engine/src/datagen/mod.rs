@@ -26,10 +26,13 @@ use chessgraph_core::data::{GameInfo, GameResult, Label, Row};
 
 use opening::OpeningBook;
 
+/// A search of `nodes` soft nodes stops, whatever its iteration, at this many times as many.
+pub const HARD_NODES_FACTOR: u64 = 8;
+
 /// How games are played and positions kept.
 #[derive(Clone, Debug, Serialize)]
 pub struct Options {
-    /// Nodes per move.
+    /// Nodes per move: a soft limit (no new iteration after it; see [`HARD_NODES_FACTOR`]).
     pub nodes: u64,
     /// Depth per move instead of nodes (when set).
     pub depth: Option<u32>,
@@ -173,8 +176,15 @@ pub fn play_game(searcher: &mut Searcher, index: u64, start: Chess, opts: &Optio
     let mut positions = Vec::new();
     let (mut win_run, mut draw_run) = (0u32, 0u32);
     let mut last_sign = 0i32;
+    // A soft node limit, as the field generates data: the iteration that passes it
+    // finishes (up to HARD_NODES_FACTOR times as many nodes), so every move is a whole
+    // iteration's choice and the label a whole iteration's score.
     let limits = Limits {
-        nodes: opts.depth.is_none().then_some(opts.nodes),
+        soft_nodes: opts.depth.is_none().then_some(opts.nodes),
+        nodes: opts
+            .depth
+            .is_none()
+            .then_some(opts.nodes.saturating_mul(HARD_NODES_FACTOR)),
         depth: opts.depth,
         ..Limits::default()
     };

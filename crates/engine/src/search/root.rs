@@ -234,6 +234,9 @@ impl Searcher {
             {
                 break;
             }
+            if limits.soft_nodes.is_some_and(|n| self.nodes >= n) {
+                break;
+            }
         }
         if completed == 0 {
             best_score = root_moves[0].score;

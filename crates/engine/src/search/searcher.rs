@@ -302,6 +302,7 @@ impl Searcher {
 pub(super) fn bounded(limits: &Limits) -> bool {
     limits.depth.is_some()
         || limits.nodes.is_some()
+        || limits.soft_nodes.is_some()
         || limits.movetime.is_some()
         || limits.clock.is_some()
         || limits.infinite

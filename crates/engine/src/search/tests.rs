@@ -255,6 +255,23 @@ fn stop_flag_and_node_limit_return_a_legal_move() {
 }
 
 #[test]
+fn a_soft_node_limit_finishes_the_iteration() {
+    let p = pos(bench::POSITIONS[1]);
+    let soft = Limits {
+        soft_nodes: Some(3000),
+        ..Limits::default()
+    };
+    let r = searcher("seed003").search(&p, &[], &soft, &mut |_| {});
+    assert!(r.nodes >= 3000, "{r:?}");
+    // The same as a fresh search to the depth it reached: whole iterations only.
+    let whole = searcher("seed003").search(&p, &[], &depth(r.depth), &mut |_| {});
+    assert_eq!((whole.nodes, whole.best), (r.nodes, r.best));
+    // And one iteration less stays under the soft limit.
+    let less = searcher("seed003").search(&p, &[], &depth(r.depth - 1), &mut |_| {});
+    assert!(less.nodes < 3000, "{less:?}");
+}
+
+#[test]
 fn zero_time_still_moves() {
     let p = pos(bench::POSITIONS[1]);
     let limits = Limits {

@@ -36,6 +36,9 @@ pub struct Limits {
     pub depth: Option<u32>,
     /// Maximum nodes.
     pub nodes: Option<u64>,
+    /// No new iteration once this many nodes are searched (the iteration under way
+    /// finishes, up to `nodes`): data generation's soft node limit.
+    pub soft_nodes: Option<u64>,
     /// Fixed time for this move.
     pub movetime: Option<Duration>,
     /// Stop once a mate in at most this many moves is found.

@@ -326,6 +326,7 @@ pub fn limits(go: &Go, pos: &Chess) -> Result<Limits, UciError> {
     Ok(Limits {
         depth: go.depth,
         nodes: go.nodes,
+        soft_nodes: None,
         movetime: go.movetime,
         mate: go.mate,
         infinite: go.infinite,
