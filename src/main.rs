@@ -30,7 +30,7 @@ struct Cli {
 
 /// How the commands are named, and what `--db` does, said once in the top-level help:
 /// every subcommand's `--db` line is one short line, so its own options stay in view.
-const AFTER_HELP: &str = "The commands come in the order of the work: data in (import, analyze, stats), weights and models made from it (fit, tune, datagen, label, train), positions and evaluators measured (eval, rate, heatmap), files out (export), the engine played and measured (engine, bench, solve, match, tournament), and the record (report, serve). A verb that makes or measures several kinds of thing names the kind as its second word: `train nnue|cnn|selfplay|moves` writes a model file a player or evaluator loads, `fit linear|logistic` fits evaluation weights to features, `tune evaluator|spsa` tunes an evaluator on the data or an engine's options by games, `rate evaluator|policy` measures against the stored labels, `export data|evaluator` writes files for other programs; `eval FEN` evaluates one position term by term.
+const AFTER_HELP: &str = "The commands come in the order of the work: data in (import, analyze, stats), weights and models made from it (fit, tune, datagen, label, train), positions and evaluators measured (eval, rate, heatmap), files out (export), the engine played and measured (engine, bench, solve, match, tournament), and the record (report, serve). A verb that makes or measures several kinds of thing names the kind as its second word: `train nnue|cnn|selfplay|moves` writes a model file a player or evaluator loads, `fit linear|logistic` fits evaluation weights to features, `tune evaluator|spsa` tunes an evaluator on the data or an engine's options by games, `rate evaluator|policy` measures against the stored labels, `export data|evaluator|bullet` writes files for other programs; `eval FEN` evaluates one position term by term.
 
 --db FILE: `import`, `datagen` and `tournament` create it when missing; the commands that read it need it to exist; `solve`, `bench`, `match` and `rate evaluator --input` record their runs in it only when it exists.";
 
@@ -59,7 +59,7 @@ enum Command {
     /// Rate against the stored labels: evaluators (`rate evaluator`: τ, Pearson, RMSE, Texel loss) or policy networks (`rate policy`: best-move agreement).
     #[command(subcommand)]
     Rate(cli::rate::Rate),
-    /// Write files for other programs: the tables as Parquet (`export data`) or an evaluator file (`export evaluator`).
+    /// Write files for other programs: the tables as Parquet (`export data`), an evaluator file (`export evaluator`) or training data for the bullet trainer (`export bullet`).
     #[command(subcommand)]
     Export(cli::export::Export),
     /// Average evaluation per piece and square: one PNG board per piece, a 3 × 4 grid and a CSV.

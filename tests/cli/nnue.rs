@@ -442,3 +442,95 @@ cgtest!(every_learning_tool_reads_engine_labels, |dir| {
     let out = dir.run(&["fit", "linear", "--labels", "nope"]);
     assert!(!out.status.success());
 });
+
+cgtest!(datagen_positions_export_as_bullet_records, |dir| {
+    dir.ok(&[
+        "datagen",
+        "--games",
+        "3",
+        "--nodes",
+        "200",
+        "--threads",
+        "2",
+        "--evaluator",
+        "material",
+        "--max-plies",
+        "50",
+        "--quiet",
+    ]);
+    // A position kept in two games is one row: the count is of rows.
+    let positions = dir.int("SELECT count(*) FROM positions WHERE result IS NOT NULL") as usize;
+    assert!(positions > 20, "{positions}");
+    let read = |name: &str| -> Vec<[u8; 32]> {
+        let bytes = std::fs::read(dir.path().join(name)).unwrap();
+        assert_eq!(bytes.len() % 32, 0);
+        bytes.chunks(32).map(|c| c.try_into().unwrap()).collect()
+    };
+    let run = dir.run(&["export", "bullet", "--out", "all.bin", "--seed", "1"]);
+    assert!(run.status.success());
+    let summary = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        summary.contains(&format!("{positions} records")) && summary.contains("positions/s"),
+        "{summary}"
+    );
+    let all = read("all.bin");
+    assert_eq!(all.len(), positions);
+    for r in &all {
+        // A king each, a result of 0, 1 or 2, the padding zero.
+        let occupied = u64::from_le_bytes(r[..8].try_into().unwrap());
+        assert!(occupied.count_ones() >= 2 && r[26] <= 2 && r[29..] == [0, 0, 0]);
+    }
+    // Another seed: the same records in another order.
+    dir.ok(&["export", "bullet", "--out", "other.bin", "--seed", "2"]);
+    let other = read("other.bin");
+    assert_ne!(all, other);
+    let (mut a, mut b) = (all.clone(), other);
+    a.sort_unstable();
+    b.sort_unstable();
+    assert_eq!(a, b);
+    // The parts of the split add up to the whole.
+    let mut parts = 0;
+    for part in ["train", "valid", "test"] {
+        let file = format!("{part}.bin");
+        dir.ok(&["export", "bullet", "--out", &file, "--part", part]);
+        parts += read(&file).len();
+    }
+    assert_eq!(parts, positions);
+});
+
+cgtest!(datagen_processes_share_one_new_database, |dir| {
+    // Two processes start on the same new file at once, each its own seed: neither sees a
+    // half-made schema, and every game of both is stored.
+    let args = |seed: &'static str| {
+        [
+            "datagen",
+            "--games",
+            "5",
+            "--nodes",
+            "200",
+            "--threads",
+            "1",
+            "--seed",
+            seed,
+            "--evaluator",
+            "material",
+            "--max-plies",
+            "40",
+            "--quiet",
+        ]
+    };
+    let other = dir
+        .command(&args("2"))
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    dir.ok(&args("1"));
+    let status = other.wait_with_output().unwrap();
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    assert_eq!(dir.int("SELECT count(*) FROM games"), 10);
+    assert_eq!(dir.int("SELECT count(*) FROM sources"), 2);
+});

@@ -276,13 +276,40 @@ pub fn migrate(conn: &Connection) -> Result<()> {
             known,
         });
     }
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
-        let tx = conn.unchecked_transaction()?;
-        tx.execute_batch(sql)?;
-        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
-        tx.commit()?;
+    if version == known {
+        return Ok(());
     }
-    Ok(())
+    // Each step takes the write lock first and reads the version again inside it: another
+    // process opening the same new file at the same moment (several `datagen` processes)
+    // waits, then finds the step done. The first step also marks the file chessgraph's,
+    // so that no one sees a half-made schema without the mark.
+    loop {
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        let step = (|| -> Result<bool> {
+            let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+            let Some(sql) = MIGRATIONS.get(version.max(0) as usize) else {
+                return Ok(false);
+            };
+            if version == 0 {
+                conn.pragma_update(None, "application_id", APPLICATION_ID)?;
+            }
+            conn.execute_batch(sql)?;
+            conn.pragma_update(None, "user_version", version + 1)?;
+            Ok(true)
+        })();
+        match step {
+            Ok(more) => {
+                conn.execute_batch("COMMIT")?;
+                if !more {
+                    return Ok(());
+                }
+            }
+            Err(e) => {
+                let _ = conn.execute_batch("ROLLBACK");
+                return Err(e);
+            }
+        }
+    }
 }
 
 /// Schema version of an open database.

@@ -1,5 +1,6 @@
-//! `chessgraph export data|evaluator`: files for other programs; one file per kind.
+//! `chessgraph export data|evaluator|bullet`: files for other programs; one file per kind.
 
+pub mod bullet;
 #[cfg(feature = "parquet")]
 pub mod data;
 pub mod evaluator;
@@ -14,6 +15,8 @@ pub enum Export {
     Data(data::Args),
     /// An evaluator file: a built-in, one stored by `tune`, or a stored linear fit (--fit N).
     Evaluator(evaluator::Args),
+    /// Training data for the bullet trainer: every labelled position with a game result (datagen's self-play), 32 bytes each, shuffled.
+    Bullet(bullet::Args),
 }
 
 impl Export {
@@ -23,6 +26,7 @@ impl Export {
             #[cfg(feature = "parquet")]
             Export::Data(args) => data::run(db_path, args),
             Export::Evaluator(args) => evaluator::run(db_path, args),
+            Export::Bullet(args) => bullet::run(db_path, args),
         }
     }
 }

@@ -1,11 +1,13 @@
 //! Input formats: CSV in the chessData.csv style, Lichess-style PGN with `[%eval]`
 //! comments, EPD, and the Lichess evaluation database (JSON lines) — plain, gzip or zstd,
-//! from a file or standard input.
+//! from a file or standard input; and one output format, the training data of the bullet
+//! trainer ([`bullet`]).
 //!
 //! Every reader turns its input into a stream of [`Item`]s: validated rows, rejected
 //! rows (with line and reason), and game headers for PGN. Validation uses shakmaty: a row
 //! becomes a [`Row`] only if its position is legal.
 
+pub mod bullet;
 pub mod csv;
 pub mod epd;
 pub mod label;

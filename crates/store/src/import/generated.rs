@@ -88,6 +88,7 @@ impl<'c> GeneratedSource<'c> {
 
     /// Stores one game and its positions, and commits them.
     pub fn write_game(&mut self, info: &GameInfo, rows: &[Row]) -> Result<()> {
+        self.writer.begin_immediate()?;
         self.writer.game(info)?;
         for row in rows {
             self.writer.row(row, None)?;
@@ -102,6 +103,7 @@ impl<'c> GeneratedSource<'c> {
 
     /// Marks the source finished and returns what was stored.
     pub fn finish(mut self) -> Result<ImportSummary> {
+        self.writer.begin_immediate()?;
         self.writer.flush_counters()?;
         self.writer.tx.execute(
             "UPDATE sources SET finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1",

@@ -330,6 +330,15 @@ impl<'c> Writer<'c> {
         Ok(())
     }
 
+    /// Ends the idle transaction (nothing is pending in it) and begins one that takes the
+    /// write lock at once: another process writing to the same database (several
+    /// `datagen` processes on one file) is then waited for, where a transaction that read
+    /// first could not write after the other's commit (SQLite's snapshot rule).
+    pub(super) fn begin_immediate(&mut self) -> Result<()> {
+        self.tx.execute_batch("COMMIT; BEGIN IMMEDIATE")?;
+        Ok(())
+    }
+
     /// Commits the rows so far with the counters that describe them, and starts a new
     /// transaction.
     pub(super) fn commit_batch(&mut self) -> Result<()> {
