@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The engine's own data at scale, as engine authors make it, and a network trained on it:
+#   1. datagen: PROCS processes (default: one a core) play the built-in network against
+#      itself at 5,000 soft nodes a move, 8 random opening plies, each its own seed and
+#      source, all into one database (DATA_DIR/own.db); each plays GAMES games. Resumable:
+#      the same command again goes on where each process stopped. Rate: ~470 kept
+#      positions/s on both cores of the idle 2-core machine (the shared
+#      selfplay-own-5k set's run), ~1.7M an hour: 30M positions take ~18 hours there;
+#      one process beside other work kept ~140/s (2026-12-03).
+#   2. the shared 1.3M positions of the same kind (selfplay-own-5k.epd.zst) are imported
+#      into the same database first;
+#   3. export bullet: the positions as the bullet trainer's records (DATA_DIR/own.bin);
+#   4. train nnue: the threat inputs (2,304) -> HIDDEN -> 1 on the engine's scores blended with the game result
+#      (LAMBDA, default 0.25), seed 1;
+#   5. rate: the new network beside the built-in one on the shared sample's test part.
+# Games decide whether it is better: the SPRT command it prints.
+#
+# Usage: scripts/tools/own-data.sh
+# Env:   DATA_DIR (default ~/data/chessgraph), GAMES (per process, default 100000), PROCS
+#        (default nproc), SEED (default 20261203), HIDDEN (default 512), LAMBDA (0.25),
+#        THREADS (training threads, default nproc)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+dir=${DATA_DIR:-$HOME/data/chessgraph}
+games=${GAMES:-100000}
+procs=${PROCS:-$(nproc)}
+seed=${SEED:-20261203}
+hidden=${HIDDEN:-512}
+lambda=${LAMBDA:-0.25}
+threads=${THREADS:-$(nproc)}
+shared=../shared/data
+db="$dir/own.db"
+mkdir -p "$dir"
+cargo build --release
+cg() { target/release/chessgraph "$@"; }
+
+if [[ ! -f "$db" ]]; then
+    cg --db "$db" import "$shared/selfplay-own-5k.epd.zst"
+fi
+pids=()
+for i in $(seq 0 $((procs - 1))); do
+    cg --db "$db" datagen --games "$games" --nodes 5000 --threads 1 --seed $((seed + i)) \
+        --quiet >"$dir/own-datagen-$i.log" 2>&1 &
+    pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p"; done
+tail -n 1 "$dir"/own-datagen-*.log
+cg --db "$db" export bullet --out "$dir/own.bin"
+out="$dir/own-h$hidden-l$lambda.nnue"
+cg --db "$db" train nnue --hidden "$hidden" --lambda "$lambda" --threads "$threads" --seed 1 \
+    --out "$out"
+if [[ ! -f "$dir/sample.db" ]]; then
+    cg --db "$dir/sample.db" import "$shared/positions-200k.csv.zst"
+fi
+cg --db "$dir/sample.db" rate evaluator --part test --evaluator nnue,"$out"
+cat <<EOT
+to test it in games against the built-in network:
+  target/release/chessgraph --db $dir/sprt.db tournament --name own-h$hidden \\
+    --player new=engine:evaluator=$out --player nnue=engine:evaluator=nnue --gauntlet new \\
+    --sprt elo0=0,elo1=10 --tc 3+0.03 --openings assets/openings/unbalanced.epd \\
+    --syzygy $shared/syzygy --draw
+EOT
