@@ -4,7 +4,7 @@
 //!
 //! Each is a function: in a normal build a `const fn` returning the value (compiled as a
 //! constant), in a build with the `tune` feature a read of a value that the UCI option of
-//! the same name sets ([`set`]), so that a tuner (`chessgraph tune spsa`, OpenBench) can
+//! the same name sets (`set`), so that a tuner (`chessgraph tune spsa`, OpenBench) can
 //! change it between games. [`PARAMS`] lists them with their defaults, ranges and SPSA
 //! steps; `chessgraph-engine spsa` prints them as SPSA input lines.
 
@@ -174,7 +174,7 @@ params! {
     aspiration_max_delta = 1000, 200..=3000, c_end 100.0;
 }
 
-/// Why [`set`] refused a value.
+/// Why `set` refused a value (a tuning build).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SetError {
     /// No tunable constant has this name.
