@@ -20,7 +20,7 @@ pub struct TuneArgs {
     #[command(subcommand)]
     what: Option<Tune>,
     #[command(flatten)]
-    evaluator: Option<evaluator::Args>,
+    evaluator: evaluator::Args,
 }
 
 /// What `tune` tunes.
@@ -35,12 +35,11 @@ enum Tune {
 impl TuneArgs {
     /// Runs the `tune` subcommand asked for (`tune evaluator` when none is named).
     pub fn run(self, db_path: &Path) -> anyhow::Result<()> {
-        match (self.what, self.evaluator) {
-            (Some(Tune::Evaluator(args)), _) | (None, Some(args)) => evaluator::run(db_path, args),
-            (Some(Tune::Spsa(args)), _) => spsa::run(db_path, args),
-            (None, None) => anyhow::bail!(
-                "say what to tune: `chessgraph tune evaluator|spsa` (see `chessgraph tune --help`)"
-            ),
+        match self.what {
+            Some(Tune::Evaluator(args)) => evaluator::run(db_path, args),
+            Some(Tune::Spsa(args)) => spsa::run(db_path, args),
+            // Every option of `tune evaluator` has a default: plain `tune` runs it.
+            None => evaluator::run(db_path, self.evaluator),
         }
     }
 }
