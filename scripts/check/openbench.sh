@@ -67,3 +67,25 @@ for line in uciok readyok 'option name Threads' bestmove; do
     grep -q "$line" "$dir/uci.txt" || { echo "no '$line' from the engine:"; cat "$dir/uci.txt"; exit 1; } >&2
 done
 echo "openbench: the engine speaks UCI without arguments"
+
+# The tuning build (make tune) and an SPSA tune's result written back as the search's defaults (scripts/tools/spsa-apply.py),
+# on a copy of params.rs: every constant the engine prints is found there, the two values
+# changed are the two lines changed, and a value outside its range is refused.
+if ! make -j tune EXE="$dir/tune" >"$dir/make-tune.log" 2>&1; then
+    tail -30 "$dir/make-tune.log"; echo "make tune EXE=... failed" >&2; exit 1
+fi
+"$dir/tune" spsa | awk -F', ' '
+    $1 == "rfp_margin" { $3 = $3 + 7 } $1 == "cmp_limit" { $3 = $3 - 240.4 }
+    { print $1 ", " $3 }' >"$dir/values.txt"
+cp crates/engine/src/search/params.rs "$dir/params.rs"
+python3 scripts/tools/spsa-apply.py "$dir/values.txt" --params "$dir/params.rs" >"$dir/apply.txt"
+grep -q "^$(wc -l <"$dir/values.txt") constants read" "$dir/apply.txt" || { cat "$dir/apply.txt"; exit 1; } >&2
+changed=$(diff crates/engine/src/search/params.rs "$dir/params.rs" | grep -c '^>' || true)
+grep -q '^    rfp_margin = 97, ' "$dir/params.rs" && grep -q '^    cmp_limit = -240, ' "$dir/params.rs" \
+    && [[ $changed == 2 ]] || { echo "spsa-apply changed $changed lines:"; diff crates/engine/src/search/params.rs "$dir/params.rs"; exit 1; } >&2
+echo "rfp_margin, 500" >"$dir/bad.txt"
+if python3 scripts/tools/spsa-apply.py "$dir/bad.txt" --params "$dir/params.rs" 2>"$dir/err.txt"; then
+    echo "spsa-apply took a value outside its range" >&2; exit 1
+fi
+grep -q "outside 30..=200" "$dir/err.txt" || { cat "$dir/err.txt"; exit 1; } >&2
+echo "openbench: a tune's values are written back into params.rs"
