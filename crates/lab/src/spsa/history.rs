@@ -151,8 +151,9 @@ fn read(path: &Path, params: &[Param]) -> Result<Vec<Row>> {
     Ok(rows)
 }
 
-/// Draws each option's value over the iterations, one panel an option on its own scale
-/// (its range), with the start value dashed.
+/// Draws each option's value over the iterations, one panel an option, with the start
+/// value dashed. A panel's scale is the option's path (see [`panel_range`]): SPSA moves a
+/// constant by a few of its steps, which its whole range would flatten to a line.
 pub fn plot(path: &Path, params: &[Param], rows: &[Row]) -> Result<()> {
     register_fonts();
     let cols = (params.len() as f64).sqrt().ceil().max(1.0) as usize;
@@ -176,7 +177,7 @@ pub fn plot(path: &Path, params: &[Param], rows: &[Row]) -> Result<()> {
             .margin(8)
             .x_label_area_size(24)
             .y_label_area_size(48)
-            .build_cartesian_2d(0u64..last, p.min..p.max)
+            .build_cartesian_2d(0u64..last, panel_range(p, rows, i))
             .map_err(|e| draw(&e))?;
         chart
             .configure_mesh()
@@ -200,9 +201,26 @@ pub fn plot(path: &Path, params: &[Param], rows: &[Row]) -> Result<()> {
             .map(|(j, r)| (j as u64, r.values[i]))
             .collect();
         chart
-            .draw_series(LineSeries::new(points, Palette99::pick(i).stroke_width(2)))
+            .draw_series(LineSeries::new(points, PATH.stroke_width(2)))
             .map_err(|e| draw(&e))?;
     }
     root.present().map_err(|e| draw(&e))?;
     Ok(())
+}
+
+/// The colour of every option's path (one option a panel: a colour each would say nothing).
+const PATH: RGBColor = RGBColor(31, 78, 160);
+
+/// The values a panel shows: the option's path and start, widened to at least four of its
+/// last perturbations (`c_end`) around them, padded by a tenth and kept within the
+/// option's range.
+pub(super) fn panel_range(p: &Param, rows: &[Row], i: usize) -> std::ops::Range<f64> {
+    let (lo, hi) = rows
+        .iter()
+        .map(|r| r.values[i])
+        .fold((p.start, p.start), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let span = (hi - lo).max(4.0 * p.c_end).max(1.0);
+    let mid = (lo + hi) / 2.0;
+    let (lo, hi) = (mid - 0.55 * span, mid + 0.55 * span);
+    lo.max(p.min)..hi.min(p.max)
 }

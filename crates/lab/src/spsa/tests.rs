@@ -98,3 +98,27 @@ fn finds_known_best_values_on_a_synthetic_match() {
         );
     }
 }
+
+#[test]
+fn a_plot_panel_is_scaled_to_the_path_within_the_range() {
+    use history::{Row, panel_range};
+    let margin = param("margin", 90.0, 30.0, 200.0, 8.0, 0.002);
+    let depth = param("depth", 3.0, 3.0, 10.0, 0.5, 0.002);
+    let rows: Vec<Row> = [(90.0, 3.0), (91.0, 3.1), (87.5, 3.2)]
+        .iter()
+        .enumerate()
+        .map(|(k, &(m, d))| Row {
+            iteration: k as u64,
+            wdl: [0, 0, 0],
+            values: vec![m, d],
+        })
+        .collect();
+    // The path spans 3.5 < 4 · c_end = 32: 32 around its middle, padded by a tenth.
+    let r = panel_range(&margin, &rows, 0);
+    assert!((r.start - (89.25 - 17.6)).abs() < 1e-9, "{r:?}");
+    assert!((r.end - (89.25 + 17.6)).abs() < 1e-9, "{r:?}");
+    // At least one unit wide, and never below the option's minimum.
+    let r = panel_range(&depth, &rows, 1);
+    assert_eq!(r.start, 3.0);
+    assert!((r.end - (3.1 + 1.1)).abs() < 1e-9, "{r:?}");
+}
