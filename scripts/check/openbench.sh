@@ -2,9 +2,9 @@
 # The engine as an OpenBench worker builds and benches it (docs/openbench.md): `make -j
 # EXE=NAME` at the repository's root, then `./NAME bench` in two processes at once. Both
 # outputs must read, by the worker's rule, as the same node signature and a speed, and the
-# signature must be `chessgraph bench`'s. Then a UCI handshake with no arguments. CI runs
-# this; CHESSGRAPH_BIN names the chessgraph executable to compare with (else the release
-# build is made).
+# signature must be `chessgraph bench`'s. Then a UCI handshake with no arguments, and the
+# tuning build with spsa-apply.py. CI runs this; CHESSGRAPH_BIN names the chessgraph
+# executable to compare with (else the release build is made).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -68,9 +68,10 @@ for line in uciok readyok 'option name Threads' bestmove; do
 done
 echo "openbench: the engine speaks UCI without arguments"
 
-# The tuning build (make tune) and an SPSA tune's result written back as the search's defaults (scripts/tools/spsa-apply.py),
-# on a copy of params.rs: every constant the engine prints is found there, the two values
-# changed are the two lines changed, and a value outside its range is refused.
+# The tuning build (make tune, for OpenBench's SPSA tunes as for chessgraph's) and a tune's
+# result written back as the search's defaults (scripts/tools/spsa-apply.py) on a copy of
+# params.rs: every constant the engine prints is found there, the two values changed are
+# the two lines changed (-240.4 rounds to -240), and a value outside its range is refused.
 if ! make -j tune EXE="$dir/tune" >"$dir/make-tune.log" 2>&1; then
     tail -30 "$dir/make-tune.log"; echo "make tune EXE=... failed" >&2; exit 1
 fi

@@ -11,12 +11,19 @@ signature changes) and test the build against the one before by SPRT (docs/tunin
 """
 
 import argparse
+import math
 import pathlib
 import re
 import sys
 
 # `name = value, min..=max, c_end c;` inside the params! block.
-LINE = re.compile(r"^(\s*)([a-z_][a-z0-9_]*) = (-?\d+), (-?\d+)\.\.=(-?\d+), c_end ")
+LINE = re.compile(r"^\s*([a-z_][a-z0-9_]*) = (-?\d+), (-?\d+)\.\.=(-?\d+), c_end ")
+
+
+def round_half_away(x):
+    """Rounds as the tuner sends an integer option (Rust's `f64::round`): halves away
+    from zero, where Python's `round` takes them to the even neighbour."""
+    return int(math.copysign(math.floor(abs(x) + 0.5), x))
 
 
 def read_values(path):
@@ -29,7 +36,7 @@ def read_values(path):
         if len(parts) != 2:
             sys.exit(f"{path}:{number}: expected `name, value`, found {line!r}")
         try:
-            values[parts[0]] = round(float(parts[1]))
+            values[parts[0]] = round_half_away(float(parts[1]))
         except ValueError:
             sys.exit(f"{path}:{number}: {parts[1]!r} is not a number")
     return values
@@ -49,9 +56,9 @@ def main():
     seen = set()
     for i, line in enumerate(lines):
         m = LINE.match(line)
-        if not m or m.group(2) not in values:
+        if not m or m.group(1) not in values:
             continue
-        name, old, lo, hi = m.group(2), int(m.group(3)), int(m.group(4)), int(m.group(5))
+        name, (old, lo, hi) = m.group(1), map(int, m.group(2, 3, 4))
         new = values[name]
         if not lo <= new <= hi:
             sys.exit(f"{args.values}: {name} = {new} is outside {lo}..={hi}")
