@@ -75,6 +75,8 @@ pub const APPLICATION_ID: i32 = 0x4348_4752;
 pub fn open(path: &Path) -> Result<Connection> {
     refuse_directory(path)?;
     let conn = Connection::open(path)?;
+    // Before the first read: another process may be creating the same file right now.
+    conn.busy_timeout(std::time::Duration::from_secs(30))?;
     check_ours(&conn, path)?;
     configure(&conn)?;
     migrate(&conn)?;
@@ -198,6 +200,16 @@ fn dir_accepts_files(path: &Path) -> bool {
 /// Refuses a database that is not chessgraph's: one with tables but neither chessgraph's
 /// application id nor (for files made before the id was set) chessgraph's schema.
 fn check_ours(conn: &Connection, path: &Path) -> Result<()> {
+    // One read transaction: the mark and the tables seen in the same state of the file,
+    // not before and after another process's first migration.
+    conn.execute_batch("BEGIN")?;
+    let checked = check_ours_snapshot(conn, path);
+    let _ = conn.execute_batch("COMMIT");
+    checked
+}
+
+/// [`check_ours`] inside its read transaction.
+fn check_ours_snapshot(conn: &Connection, path: &Path) -> Result<()> {
     let id: i32 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
     if id == APPLICATION_ID {
         return Ok(());
@@ -257,13 +269,32 @@ fn configure(conn: &Connection) -> Result<()> {
     functions::register(conn)?;
     // Larger pages suit the bulk tables (edges); only takes effect on a new file.
     conn.pragma_update(None, "page_size", 16_384)?;
-    conn.pragma_update(None, "journal_mode", "WAL")?;
+    set_wal(conn)?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "cache_size", -262_144)?; // 256 MiB
     conn.pragma_update(None, "temp_store", "MEMORY")?;
     // Let the sorter use a second core when building indexes.
     conn.pragma_update(None, "threads", 2)?;
     Ok(())
+}
+
+/// Switches the file to WAL. The switch needs the file to itself and SQLite answers
+/// "database is locked" at once, without the busy timeout, while another connection reads
+/// it (several processes opening one new file): so it is tried again for as long as that
+/// timeout.
+fn set_wal(conn: &Connection) -> Result<()> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        match conn.pragma_update(None, "journal_mode", "WAL") {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            done => return Ok(done?),
+        }
+    }
 }
 
 /// Applies every migration newer than the DB's `user_version`, each in its own transaction.
