@@ -152,9 +152,9 @@ fn read(path: &Path, params: &[Param]) -> Result<Vec<Row>> {
 }
 
 /// Draws each option's value over the iterations, one panel an option, with the start
-/// value dashed. A panel's scale is the option's path, at least a few final perturbations wide and
-/// within its range: SPSA moves a constant by a few of its steps, which its whole range
-/// would flatten to a line.
+/// value dashed. A panel's scale is the option's path, at least a few final
+/// perturbations wide and within its range: SPSA moves a constant by a few of its steps,
+/// which its whole range would flatten to a line.
 pub fn plot(path: &Path, params: &[Param], rows: &[Row]) -> Result<()> {
     register_fonts();
     let cols = (params.len() as f64).sqrt().ceil().max(1.0) as usize;
