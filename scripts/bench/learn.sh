@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 data=${DATA:-../shared/data}
 runs=${RUNS:-3}
 cargo build --release --quiet
-bin=target/release/chessgraph
+bin=${CARGO_TARGET_DIR:-$PWD/target}/release/chessgraph
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 db="$tmp/learn.db"

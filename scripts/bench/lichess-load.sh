@@ -20,7 +20,7 @@ sizes=("$@")
 work=$PWD/target/bench-load
 lichess=190987505
 cargo build --release --quiet
-cg=$PWD/target/release/chessgraph
+cg=${CARGO_TARGET_DIR:-$PWD/target}/release/chessgraph
 mkdir -p "$work"
 shared=../shared/data
 sources=("$shared/positions-200k.csv.zst" "$shared/selfplay-700k.csv.zst"

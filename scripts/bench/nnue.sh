@@ -12,7 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 cargo build --release --quiet
 cargo build --release --quiet --example nnue_bench
-cg=target/release/chessgraph
+release=${CARGO_TARGET_DIR:-$PWD/target}/release
+cg=$release/chessgraph
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for e in seed003 nnue; do
@@ -20,7 +21,7 @@ for e in seed003 nnue; do
         echo "bench $e run $run: $($cg bench --evaluator "$e" | grep -E 'Nodes(/second| searched)' | tr -s ' ' | tr '\n' ' ')"
     done
 done
-target/release/examples/nnue_bench
+"$release"/examples/nnue_bench
 $cg --db "$work/g.db" datagen --games 100 --nodes 5000 --evaluator reports/evaluator.json --quiet | tail -1
 $cg --db "$work/s.db" import --quiet ../shared/data/positions-200k.csv.zst ../shared/data/games-200k.pgn.zst > /dev/null
 $cg --db "$work/s.db" train nnue --epochs 1 --out "$work/t.nnue" --quiet | tail -1

@@ -16,7 +16,7 @@ cd "$(dirname "$0")/../.."
 count=${1:-1000000}
 work=target/bench-scale
 cargo build --release --quiet
-cg=$PWD/target/release/chessgraph
+cg=${CARGO_TARGET_DIR:-$PWD/target}/release/chessgraph
 rm -rf "$work"
 mkdir -p "$work"
 

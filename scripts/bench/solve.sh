@@ -12,7 +12,7 @@ DATA=${DATA:-../shared/data/puzzles}
 OUT=${OUT:-target/solve-bench}
 mkdir -p "$OUT"
 cargo build --release --quiet
-BIN=target/release/chessgraph
+BIN=${CARGO_TARGET_DIR:-$PWD/target}/release/chessgraph
 for set in mate-in-2-games.pgn composed-problems.epd; do
     input="$DATA/$set"
     if [[ ! -f $input ]]; then

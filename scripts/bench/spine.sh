@@ -6,7 +6,7 @@ cd "$(dirname "$0")/../.."
 data=${1:-../shared/data/positions-200k.csv.zst}
 runs=${RUNS:-3}
 cargo build --release --quiet
-bin=target/release/chessgraph
+bin=${CARGO_TARGET_DIR:-$PWD/target}/release/chessgraph
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "input: $data ($(nproc) cores), $runs runs"

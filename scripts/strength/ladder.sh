@@ -30,7 +30,7 @@ if [[ ${1:-} == -h || ${1:-} == --help ]]; then
     exit 0
 fi
 root=$(cd "$(dirname "$0")/../.." && pwd)
-cg=${CHESSGRAPH:-$root/target/release/chessgraph}
+cg=${CHESSGRAPH:-${CARGO_TARGET_DIR:-$root/target}/release/chessgraph}
 if [[ ! -x $cg ]]; then
     (cd "$root" && cargo build --release)
 fi

@@ -12,8 +12,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cargo build --release
+mkdir -p target
 cg() {
-    target/release/chessgraph --db target/nnue-matches.db "$@" \
+    "${CARGO_TARGET_DIR:-$PWD/target}"/release/chessgraph --db target/nnue-matches.db "$@" \
         --draw --syzygy ../shared/data/syzygy
 }
 case "${1:-}" in

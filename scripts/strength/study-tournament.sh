@@ -18,7 +18,7 @@ dir=${DATA_DIR:-$HOME/data/chessgraph}/study
 shared=../shared/data
 mkdir -p "$dir"
 cargo build --release --quiet
-cg() { target/release/chessgraph "$@"; }
+cg() { "${CARGO_TARGET_DIR:-$PWD/target}"/release/chessgraph "$@"; }
 db="$dir/study.db"
 
 if [[ ! -s "$db" ]]; then

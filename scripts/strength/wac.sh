@@ -11,10 +11,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cargo build --release
+mkdir -p target
 if [[ ${1:-} == --full ]]; then
-    target/release/chessgraph --db target/wac.db solve --input tests/fixtures/wac.epd \
+    "${CARGO_TARGET_DIR:-$PWD/target}"/release/chessgraph --db target/wac.db solve --input tests/fixtures/wac.epd \
         --movetime 1000 --evaluator "${2:-nnue}"
 else
-    target/release/chessgraph --db target/wac.db solve --input tests/fixtures/suite-bestmove.epd \
+    "${CARGO_TARGET_DIR:-$PWD/target}"/release/chessgraph --db target/wac.db solve --input tests/fixtures/suite-bestmove.epd \
         --movetime 100 --evaluator "${1:-seed003}"
 fi

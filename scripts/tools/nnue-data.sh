@@ -35,7 +35,7 @@ hidden=${HIDDEN:-512}
 shared=../shared/data
 mkdir -p "$dir"
 cargo build --release
-cg() { target/release/chessgraph "$@"; }
+cg() { "${CARGO_TARGET_DIR:-$PWD/target}"/release/chessgraph "$@"; }
 db="$dir/nnue.db"
 sample="$dir/sample.db"
 

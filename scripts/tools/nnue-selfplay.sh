@@ -31,7 +31,7 @@ if [[ ! -f "$player" ]]; then
     DATA_DIR="$dir" scripts/tools/nnue-shared.sh
 fi
 cargo build --release
-cg() { target/release/chessgraph "$@"; }
+cg() { "${CARGO_TARGET_DIR:-$PWD/target}"/release/chessgraph "$@"; }
 
 cg --db "$db" datagen --games "$games" --nodes 2500 --threads "$(nproc)" --evaluator "$player" \
     --seed "$seed"
@@ -42,7 +42,7 @@ cg --db "$db" train nnue --labels sf-d4,imported --hidden 512 --threads "$thread
 cg --db "$dir/sample.db" rate evaluator --part valid --evaluator nnue,"$out"
 cat <<EOT
 to test it in games (about 0.25 games a second on two cores):
-  target/release/chessgraph --db $dir/sprt.db tournament --name selfplay-$seed \\
+  ${CARGO_TARGET_DIR:-$PWD/target}/release/chessgraph --db $dir/sprt.db tournament --name selfplay-$seed \\
     --player new=engine:evaluator=$out --player nnue=engine:evaluator=nnue --gauntlet new \\
     --sprt elo0=0,elo1=10 --tc 3+0.03 --concurrency 2 --openings assets/openings/unbalanced.epd \\
     --syzygy $shared/syzygy --draw

@@ -21,7 +21,7 @@ lambda=${LAMBDA:-0}
 shared=../shared/data
 mkdir -p "$dir"
 cargo build --release
-cg() { target/release/chessgraph "$@"; }
+cg() { "${CARGO_TARGET_DIR:-$PWD/target}"/release/chessgraph "$@"; }
 db="$dir/shared-nnue.db"
 sample="$dir/sample.db"
 out="$dir/nnue-shared-l$lambda.nnue"
@@ -35,7 +35,7 @@ cg --db "$sample" import "$shared/positions-200k.csv.zst" "$shared/games-200k.pg
 cg --db "$sample" rate evaluator --part valid --evaluator nnue,"$out"
 cat <<EOT
 to test it in games (about 0.25 games a second on two cores):
-  target/release/chessgraph --db $dir/sprt.db tournament --name new-net \\
+  ${CARGO_TARGET_DIR:-$PWD/target}/release/chessgraph --db $dir/sprt.db tournament --name new-net \\
     --player new=engine:evaluator=$out --player nnue=engine:evaluator=nnue --gauntlet new \\
     --sprt elo0=0,elo1=10 --tc 3+0.03 --concurrency 2 --openings assets/openings/unbalanced.epd \\
     --syzygy $shared/syzygy --draw

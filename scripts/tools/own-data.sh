@@ -32,7 +32,7 @@ shared=../shared/data
 db="$dir/own.db"
 mkdir -p "$dir"
 cargo build --release
-cg() { target/release/chessgraph "$@"; }
+cg() { "${CARGO_TARGET_DIR:-$PWD/target}"/release/chessgraph "$@"; }
 
 if [[ ! -f "$db" ]]; then
     cg --db "$db" import "$shared/selfplay-own-5k.epd.zst"
@@ -55,7 +55,7 @@ fi
 cg --db "$dir/sample.db" rate evaluator --part test --evaluator nnue,"$out"
 cat <<EOT
 to test it in games against the built-in network:
-  target/release/chessgraph --db $dir/sprt.db tournament --name own-h$hidden \\
+  ${CARGO_TARGET_DIR:-$PWD/target}/release/chessgraph --db $dir/sprt.db tournament --name own-h$hidden \\
     --player new=engine:evaluator=$out --player nnue=engine:evaluator=nnue --gauntlet new \\
     --sprt elo0=0,elo1=10 --tc 3+0.03 --openings assets/openings/unbalanced.epd \\
     --syzygy $shared/syzygy --draw
