@@ -56,7 +56,53 @@ pub fn labelled_rows_from(
     labels: &LabelChoice,
     sources: &[String],
 ) -> Result<Vec<LabelledRow>> {
+    let mut out = Vec::new();
+    for_each_labelled_row(conn, labels, sources, |row| {
+        out.push(row);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// The rows of [`labelled_rows_from`], by id, handed to `f` one at a time as the query
+/// reads them: what a tool reads tens of millions of positions through, holding only what
+/// it makes of each (a first error of `f` stops the reading and is returned).
+pub fn for_each_labelled_row(
+    conn: &Connection,
+    labels: &LabelChoice,
+    sources: &[String],
+    mut f: impl FnMut(LabelledRow) -> Result<()>,
+) -> Result<()> {
     labels.check(conn)?;
+    let filter = source_filter(conn, sources)?;
+    let sql = labels.sql();
+    let mut stmt = conn.prepare(&format!(
+        "SELECT p.fen, {}, {}, p.result, s.part, {} \
+         FROM positions p JOIN splits s ON s.position_id = p.id{}{filter} ORDER BY p.id",
+        sql.eval_cp, sql.mate, sql.best_move, sql.joins
+    ))?;
+    let mut q = stmt.query(rusqlite::params_from_iter(labels.params()))?;
+    while let Some(r) = q.next()? {
+        let result: Option<String> = r.get(3)?;
+        let part: String = r.get(4)?;
+        f(LabelledRow {
+            fen: r.get(0)?,
+            eval_cp: r.get(1)?,
+            mate: r.get(2)?,
+            result: result.as_deref().and_then(GameResult::parse),
+            part: Part::parse(&part).ok_or_else(|| CoreError::Stored {
+                what: "splits".into(),
+                why: format!("unknown part {part:?}"),
+            })?,
+            best_move: r.get(5)?,
+        })?;
+    }
+    Ok(())
+}
+
+/// The `WHERE` clause selecting the positions of `sources` (empty when none are named); a
+/// selector that matches no source is an error.
+fn source_filter(conn: &Connection, sources: &[String]) -> Result<String> {
     let mut ids = Vec::new();
     for sel in sources {
         let matched: Vec<i64> = conn
@@ -68,40 +114,16 @@ pub fn labelled_rows_from(
         if matched.is_empty() {
             return Err(CoreError::Invalid(format!(
                 "no source is {sel:?} or has a path starting with it (`chessgraph stats` lists them)"
-            )).into());
+            ))
+            .into());
         }
         ids.extend(matched);
     }
-    let filter = if ids.is_empty() {
-        String::new()
-    } else {
-        let list: Vec<String> = ids.iter().map(i64::to_string).collect();
-        format!(" WHERE p.source_id IN ({})", list.join(","))
-    };
-    let sql = labels.sql();
-    let mut stmt = conn.prepare(&format!(
-        "SELECT p.fen, {}, {}, p.result, s.part, {} \
-         FROM positions p JOIN splits s ON s.position_id = p.id{}{filter} ORDER BY p.id",
-        sql.eval_cp, sql.mate, sql.best_move, sql.joins
-    ))?;
-    let mut out = Vec::new();
-    let mut q = stmt.query(rusqlite::params_from_iter(labels.params()))?;
-    while let Some(r) = q.next()? {
-        let result: Option<String> = r.get(3)?;
-        let part: String = r.get(4)?;
-        out.push(LabelledRow {
-            fen: r.get(0)?,
-            eval_cp: r.get(1)?,
-            mate: r.get(2)?,
-            result: result.as_deref().and_then(GameResult::parse),
-            part: Part::parse(&part).ok_or_else(|| CoreError::Stored {
-                what: "splits".into(),
-                why: format!("unknown part {part:?}"),
-            })?,
-            best_move: r.get(5)?,
-        });
+    if ids.is_empty() {
+        return Ok(String::new());
     }
-    Ok(out)
+    let list: Vec<String> = ids.iter().map(i64::to_string).collect();
+    Ok(format!(" WHERE p.source_id IN ({})", list.join(",")))
 }
 
 #[cfg(test)]

@@ -43,31 +43,29 @@ pub fn write(
     out: &mut impl Write,
 ) -> Result<Written> {
     let mut counts = Written::default();
-    let mut rows = Vec::new();
-    for r in split::labelled_rows_from(conn, labels, sources)? {
+    let mut records: Vec<[u8; RECORD_BYTES]> = Vec::new();
+    // The FENs are held a chunk at a time; the records (32 bytes each) all, to be shuffled.
+    let mut chunk = Vec::with_capacity(CHUNK);
+    split::for_each_labelled_row(conn, labels, sources, |r| {
         if part.is_some_and(|p| p != r.part) {
             counts.other_part += 1;
-            continue;
+            return Ok(());
         }
         let Some(label) = label_cp(r.eval_cp, r.mate) else {
             counts.unlabelled += 1;
-            continue;
+            return Ok(());
         };
         let Some(result) = r.result else {
             counts.no_result += 1;
-            continue;
+            return Ok(());
         };
-        rows.push((r.fen, label.round() as i32, result.white_score() as f32));
-    }
-    let mut records: Vec<[u8; RECORD_BYTES]> = rows
-        .into_par_iter()
-        .map(|(fen, score, result)| {
-            // Stored positions are legal: a failure here is a damaged database.
-            let pos = parse_position(&fen)
-                .map_err(|e| CoreError::Invalid(format!("stored position {fen}: {e}")))?;
-            Ok(encode(&pos, score, result))
-        })
-        .collect::<Result<_>>()?;
+        chunk.push((r.fen, label.round() as i32, result.white_score() as f32));
+        if chunk.len() == CHUNK {
+            records.extend(encode_all(std::mem::take(&mut chunk))?);
+        }
+        Ok(())
+    })?;
+    records.extend(encode_all(chunk)?);
     // Fisher–Yates with the seeded generator: the same file for the same data and seed.
     let mut rng = SplitMix(seed);
     for i in (1..records.len()).rev() {
@@ -79,4 +77,19 @@ pub fn write(
     }
     counts.records = records.len() as u64;
     Ok(counts)
+}
+
+/// Rows encoded at a time.
+const CHUNK: usize = 1 << 16;
+
+/// Encodes (FEN, White-view score, White's result) rows as bullet records, in order.
+fn encode_all(rows: Vec<(String, i32, f32)>) -> Result<Vec<[u8; RECORD_BYTES]>> {
+    rows.into_par_iter()
+        .map(|(fen, score, result)| {
+            // Stored positions are legal: a failure here is a damaged database.
+            let pos = parse_position(&fen)
+                .map_err(|e| CoreError::Invalid(format!("stored position {fen}: {e}")))?;
+            Ok(encode(&pos, score, result))
+        })
+        .collect()
 }

@@ -101,6 +101,10 @@ impl Dataset {
     }
 }
 
+/// Rows turned into samples at a time: the rows' FENs are held for one chunk only, so
+/// reading tens of millions of positions needs little beyond the samples themselves.
+const CHUNK: usize = 1 << 16;
+
 /// Reads every position with a label of `labels` (of the `sources` selected, all when
 /// empty) as `set`'s features, with its split part (assigning parts first).
 pub fn load(
@@ -109,45 +113,99 @@ pub fn load(
     sources: &[String],
     set: FeatureSet,
 ) -> Result<Dataset> {
-    let mut rows = Vec::new();
-    let mut unlabelled = 0;
-    for r in split::labelled_rows_from(conn, labels, sources)? {
+    load_chunked(conn, labels, sources, set, CHUNK)
+}
+
+/// [`load`], turning `chunk` rows at a time into samples.
+fn load_chunked(
+    conn: &Connection,
+    labels: &LabelChoice,
+    sources: &[String],
+    set: FeatureSet,
+    chunk_len: usize,
+) -> Result<Dataset> {
+    let mut data = Dataset::default();
+    let mut chunk = Vec::with_capacity(chunk_len);
+    split::for_each_labelled_row(conn, labels, sources, |r| {
         let Some(label) = label_cp(r.eval_cp, r.mate).map(|l| l as f32) else {
-            unlabelled += 1;
-            continue;
+            data.unlabelled += 1;
+            return Ok(());
         };
         let result = r.result.map_or(f32::NAN, |g| g.white_score() as f32);
-        rows.push((r.fen, label, r.eval_cp.is_none(), result, r.part));
-    }
-    let samples: Vec<(Part, Result<Sample>)> = rows
-        .into_par_iter()
-        .map(|(fen, label, is_mate, result, part)| {
-            let sample = parse_position(&fen)
-                .map(|pos| Sample {
-                    mate: is_mate,
-                    ..Sample::new(&pos, set, label, result)
-                })
-                .map_err(|source| {
-                    CoreError::StoredPosition {
-                        fen: fen.clone(),
-                        source: source.into(),
-                    }
-                    .into()
-                });
-            (part, sample)
-        })
-        .collect();
-    let mut set = Dataset {
-        unlabelled,
-        ..Dataset::default()
-    };
-    for (part, sample) in samples {
-        let sample = sample?;
-        match part {
-            Part::Train => set.train.push(sample),
-            Part::Valid => set.valid.push(sample),
-            Part::Test => set.test.push(sample),
+        chunk.push((r.fen, label, r.eval_cp.is_none(), result, r.part));
+        if chunk.len() == chunk_len {
+            data.add(std::mem::take(&mut chunk), set)?;
         }
+        Ok(())
+    })?;
+    data.add(chunk, set)?;
+    Ok(data)
+}
+
+impl Dataset {
+    /// Turns rows (FEN, White-view label, whether a mate, result, part) into samples of
+    /// `set`'s features, in order, each into its part.
+    fn add(&mut self, rows: Vec<(String, f32, bool, f32, Part)>, set: FeatureSet) -> Result<()> {
+        let samples: Vec<(Part, Sample)> = rows
+            .into_par_iter()
+            .map(|(fen, label, is_mate, result, part)| {
+                let pos = parse_position(&fen).map_err(|source| CoreError::StoredPosition {
+                    fen: fen.clone(),
+                    source: source.into(),
+                });
+                let sample = Sample {
+                    mate: is_mate,
+                    ..Sample::new(&pos?, set, label, result)
+                };
+                Ok((part, sample))
+            })
+            .collect::<Result<_>>()?;
+        for (part, sample) in samples {
+            match part {
+                Part::Train => self.train.push(sample),
+                Part::Valid => self.valid.push(sample),
+                Part::Test => self.test.push(sample),
+            }
+        }
+        Ok(())
     }
-    Ok(set)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Read in chunks of 7 rows (the last one short), the fixture's positions are the
+    /// samples made from all its rows at once, in the same order and parts.
+    #[test]
+    fn chunked_reading_makes_the_samples_of_all_rows() {
+        let mut conn = chessgraph_store::open_in_memory().unwrap();
+        let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+        chessgraph_store::import::import_file(
+            &mut conn,
+            &root.join("tests/fixtures/positions-2000.csv"),
+            &chessgraph_store::import::ImportOptions::default(),
+            &indicatif::ProgressBar::hidden(),
+        )
+        .unwrap();
+        let labels = LabelChoice::default();
+        let set = FeatureSet::Threats;
+        let data = load_chunked(&conn, &labels, &[], set, 7).unwrap();
+        let mut expected: [Vec<(Vec<u16>, f32)>; 3] = Default::default();
+        for r in split::labelled_rows(&conn, &labels).unwrap() {
+            let label = label_cp(r.eval_cp, r.mate).unwrap() as f32;
+            let s = Sample::new(&parse_position(&r.fen).unwrap(), set, label, f32::NAN);
+            expected[r.part as usize].push((s.white_features().to_vec(), s.label_cp));
+        }
+        let got = [&data.train, &data.valid, &data.test].map(|part| {
+            part.iter()
+                .map(|s| (s.white_features().to_vec(), s.label_cp))
+                .collect::<Vec<_>>()
+        });
+        assert_eq!(got, expected);
+        // Several chunks, the last one short; every part has positions.
+        let rows = data.train.len() + data.valid.len() + data.test.len() + data.unlabelled;
+        assert!(rows > 1800 && !rows.is_multiple_of(7), "{rows}");
+        assert!(!data.valid.is_empty() && !data.test.is_empty());
+    }
 }
