@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The engine's own data at scale, as engine authors make it, and a network trained on it:
 #   1. datagen: PROCS processes (default: one a core) play the built-in network against
-#      itself at 5,000 soft nodes a move, 8 random opening plies, each its own seed and
-#      source, all into one database (DATA_DIR/own.db); each plays GAMES games. Resumable:
-#      the same command again goes on where each process stopped. Rate: ~470 kept
-#      positions/s on both cores of the idle 2-core machine (the shared
-#      selfplay-own-5k set's run), ~1.7M an hour: 30M positions take ~18 hours there;
-#      one process beside other work kept ~140/s (2026-12-03).
+#      itself at NODES soft nodes a move (no new iteration once past them; default 5,000),
+#      8 random opening plies, each its own seed and source, all into one database
+#      (DATA_DIR/own.db); each plays GAMES games. Resumable: the same command again goes on
+#      where each process stopped. Rate on the idle 2-core machine (2026-12-03), new
+#      positions a second: at 5,000 soft nodes (a search takes ~13k nodes on average) one
+#      process 76, two ~175, so 30M positions take ~48 hours; at 2,500 one 195, two ~290
+#      (~29 hours). docs/nnue.md#datagen has the commands.
 #   2. the shared 1.3M positions of the same kind (selfplay-own-5k.epd.zst) are imported
 #      into the same database first;
 #   3. export bullet: the positions as the bullet trainer's records (DATA_DIR/own.bin);
@@ -17,13 +18,14 @@
 #
 # Usage: scripts/tools/own-data.sh
 # Env:   DATA_DIR (default ~/data/chessgraph), GAMES (per process, default 100000), PROCS
-#        (default nproc), SEED (default 20261203), HIDDEN (default 512), LAMBDA (0.25),
-#        THREADS (training threads, default nproc)
+#        (default nproc), NODES (default 5000), SEED (default 20261203), HIDDEN (default
+#        512), LAMBDA (0.25), THREADS (training threads, default nproc)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=${DATA_DIR:-$HOME/data/chessgraph}
 games=${GAMES:-100000}
 procs=${PROCS:-$(nproc)}
+nodes=${NODES:-5000}
 seed=${SEED:-20261203}
 hidden=${HIDDEN:-512}
 lambda=${LAMBDA:-0.25}
@@ -39,7 +41,7 @@ if [[ ! -f "$db" ]]; then
 fi
 pids=()
 for i in $(seq 0 $((procs - 1))); do
-    cg --db "$db" datagen --games "$games" --nodes 5000 --threads 1 --seed $((seed + i)) \
+    cg --db "$db" datagen --games "$games" --nodes "$nodes" --threads 1 --seed $((seed + i)) \
         --quiet >"$dir/own-datagen-$i.log" 2>&1 &
     pids+=($!)
 done
