@@ -5,7 +5,7 @@
 #      8 random opening plies, each its own seed and source, all into one database
 #      (DATA_DIR/own.db); each plays GAMES games. Resumable: the same command again goes on
 #      where each process stopped. Rate on the idle 2-core machine (2026-12-03), new
-#      positions a second: at 5,000 soft nodes (a search takes ~13k nodes on average) one
+#      positions a second: at 5,000 soft nodes (the iteration past them finishes) one
 #      process 76, two ~175, so 30M positions take ~48 hours; at 2,500 one 195, two ~290
 #      (~29 hours). docs/nnue.md#datagen has the commands.
 #   2. the shared 1.3M positions of the same kind (selfplay-own-5k.epd.zst) are imported
