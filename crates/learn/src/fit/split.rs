@@ -64,6 +64,10 @@ pub fn labelled_rows_from(
     Ok(out)
 }
 
+/// Rows a reader of [`for_each_labelled_row`] gathers before turning them into what it
+/// keeps (in parallel): its FENs are held for one such chunk only.
+pub const CHUNK_ROWS: usize = 1 << 16;
+
 /// The rows of [`labelled_rows_from`], by id, handed to `f` one at a time as the query
 /// reads them: what a tool reads tens of millions of positions through, holding only what
 /// it makes of each (a first error of `f` stops the reading and is returned).

@@ -45,7 +45,7 @@ pub fn write(
     let mut counts = Written::default();
     let mut records: Vec<[u8; RECORD_BYTES]> = Vec::new();
     // The FENs are held a chunk at a time; the records (32 bytes each) all, to be shuffled.
-    let mut chunk = Vec::with_capacity(CHUNK);
+    let mut chunk = Vec::with_capacity(split::CHUNK_ROWS);
     split::for_each_labelled_row(conn, labels, sources, |r| {
         if part.is_some_and(|p| p != r.part) {
             counts.other_part += 1;
@@ -60,7 +60,7 @@ pub fn write(
             return Ok(());
         };
         chunk.push((r.fen, label.round() as i32, result.white_score() as f32));
-        if chunk.len() == CHUNK {
+        if chunk.len() == split::CHUNK_ROWS {
             records.extend(encode_all(std::mem::take(&mut chunk))?);
         }
         Ok(())
@@ -78,9 +78,6 @@ pub fn write(
     counts.records = records.len() as u64;
     Ok(counts)
 }
-
-/// Rows encoded at a time.
-const CHUNK: usize = 1 << 16;
 
 /// Encodes (FEN, White-view score, White's result) rows as bullet records, in order.
 fn encode_all(rows: Vec<(String, i32, f32)>) -> Result<Vec<[u8; RECORD_BYTES]>> {

@@ -101,10 +101,6 @@ impl Dataset {
     }
 }
 
-/// Rows turned into samples at a time: the rows' FENs are held for one chunk only, so
-/// reading tens of millions of positions needs little beyond the samples themselves.
-const CHUNK: usize = 1 << 16;
-
 /// Reads every position with a label of `labels` (of the `sources` selected, all when
 /// empty) as `set`'s features, with its split part (assigning parts first).
 pub fn load(
@@ -113,7 +109,7 @@ pub fn load(
     sources: &[String],
     set: FeatureSet,
 ) -> Result<Dataset> {
-    load_chunked(conn, labels, sources, set, CHUNK)
+    load_chunked(conn, labels, sources, set, split::CHUNK_ROWS)
 }
 
 /// [`load`], turning `chunk` rows at a time into samples.
