@@ -22,7 +22,7 @@ const CRATES: &[(&str, &[&str])] = &[
 ];
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+    chessgraph_testkit::repo_root()
 }
 
 /// Every `.rs` file of module `name` of the crate in `src` (its file, or its folder), with

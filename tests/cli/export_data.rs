@@ -237,7 +237,7 @@ cgtest!(an_independent_reader_agrees, |dir| {
     dir.ok(&["heatmap", "--out-dir", "heat", "--min-samples", "1"]);
     let fit = dir.ok(&["fit", "linear", "--json"]);
     let fit_path = dir.create("fit.json", fit);
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/check/parquet.py");
+    let script = chessgraph_testkit::repo_root().join("scripts/check/parquet.py");
     let out = std::process::Command::new("python3")
         .arg(script)
         .arg("--db")

@@ -20,8 +20,7 @@ struct Golden {
 }
 
 fn golden() -> Vec<Golden> {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/lichess_evals.csv");
+    let path = chessgraph_testkit::repo_root().join("tests/golden/lichess_evals.csv");
     let text = std::fs::read_to_string(path).unwrap();
     let num = |s: &str| (!s.is_empty()).then(|| s.parse::<i64>().unwrap());
     text.lines()

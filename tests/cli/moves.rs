@@ -1,8 +1,6 @@
 //! `chessgraph train moves` (the PUC-Rio move classifier) against scikit-learn's fit of the
 //! same examples, and the `logistic:model=FILE` player over UCI.
 
-use std::path::Path;
-
 use chessgraph_core::chess::moves;
 use serde_json::Value;
 use shakmaty::uci::UciMove;
@@ -12,7 +10,7 @@ use crate::cgtest;
 use crate::util::{Dir, fixture};
 
 fn golden() -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/fit_moves.json");
+    let path = chessgraph_testkit::repo_root().join("tests/golden/fit_moves.json");
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 

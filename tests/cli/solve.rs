@@ -1,13 +1,13 @@
 //! `chessgraph solve`: puzzles from EPD and PGN fixtures cut from the shared sets.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::cgtest;
 
 mod lichess;
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    chessgraph_testkit::repo_root()
         .join("tests/fixtures")
         .join(name)
 }
@@ -199,7 +199,7 @@ type Verdict = (bool, Option<(u64, u64)>);
 /// python-chess's verdicts on moves played in the fixture suite
 /// (`scripts/golden/suite.py`), by (id, played move in UCI).
 fn golden_verdicts() -> std::collections::HashMap<(String, String), Verdict> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/suite-verdicts.csv");
+    let path = chessgraph_testkit::repo_root().join("tests/golden/suite-verdicts.csv");
     let text = std::fs::read_to_string(path).unwrap();
     text.lines()
         .filter(|l| !l.starts_with('#'))

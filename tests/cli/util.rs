@@ -153,7 +153,7 @@ pub fn rows(conn: &rusqlite::Connection, query: &str) -> Vec<String> {
 
 /// Path of a committed fixture under `tests/fixtures/`, as a string for command lines.
 pub fn fixture(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    chessgraph_testkit::repo_root()
         .join("tests/fixtures")
         .join(name)
         .display()

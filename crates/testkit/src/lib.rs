@@ -14,9 +14,21 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// The repository's root (this crate is `crates/testkit`).
+/// The repository's root: the nearest folder holding `Cargo.lock` above the tested
+/// package's, which cargo names in `CARGO_MANIFEST_DIR` when it runs a test. Found when the
+/// test runs, not where this crate was compiled: checkouts that share one
+/// `CARGO_TARGET_DIR` share compiled crates too, and a testkit compiled in another checkout
+/// would point its tests at that one's files (or at a folder since removed). A test binary
+/// run by hand, without the variable, falls back to this crate's compile-time place.
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    let compiled = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let Some(package) = std::env::var_os("CARGO_MANIFEST_DIR") else {
+        return compiled;
+    };
+    Path::new(&package)
+        .ancestors()
+        .find(|dir| dir.join("Cargo.lock").is_file())
+        .map_or(compiled, Path::to_path_buf)
 }
 
 /// Whether every need must be met (`CHESSGRAPH_TEST_TOOLS=required`).

@@ -1,15 +1,13 @@
 //! `chessgraph solve` on the Lichess puzzle database format: the fixture
 //! `tests/fixtures/lichess-puzzles.csv` and python-chess's verdicts.
 
-use std::path::Path;
-
 use super::fixture;
 use crate::cgtest;
 
 /// python-chess's verdicts on move lists played in the Lichess fixture
 /// (`scripts/fixtures/lichess-puzzles.py golden`): (id, played moves) -> (solved, right).
 fn lichess_golden() -> std::collections::HashMap<(String, String), (bool, u64)> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/lichess-verdicts.csv");
+    let path = chessgraph_testkit::repo_root().join("tests/golden/lichess-verdicts.csv");
     std::fs::read_to_string(path)
         .unwrap()
         .lines()

@@ -326,9 +326,8 @@ mod tests {
     #[cfg_attr(miri, ignore = "reads the source files")]
     fn every_avx2_check_is_here() {
         // The workspace's sources: the binary's `src/` and every crate's.
-        let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let this = here.join("src/nnue/simd.rs").canonicalize().unwrap();
-        let root = here.join("../..").canonicalize().unwrap();
+        let root = chessgraph_testkit::repo_root().canonicalize().unwrap();
+        let this = root.join("crates/engine/src/nnue/simd.rs");
         let mut stack = vec![root.join("src"), root.join("crates")];
         let mut elsewhere = Vec::new();
         while let Some(dir) = stack.pop() {

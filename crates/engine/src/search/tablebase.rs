@@ -169,7 +169,6 @@ impl Tablebases {
 #[cfg(all(test, feature = "syzygy"))]
 mod tests {
     use std::io::Read;
-    use std::path::Path;
 
     use super::*;
 
@@ -184,7 +183,7 @@ mod tests {
     /// python-chess's probes of the shared tables (`scripts/golden/syzygy.py`): FEN, WDL
     /// and DTZ of 35,000 random positions.
     fn golden_probes() -> Vec<(String, i32, i32)> {
-        let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+        let root = chessgraph_testkit::repo_root();
         let mut text = String::new();
         zstd::Decoder::new(std::fs::File::open(root.join("tests/golden/syzygy.csv.zst")).unwrap())
             .unwrap()

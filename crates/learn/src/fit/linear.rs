@@ -251,7 +251,7 @@ mod tests {
     /// The committed fixture against numpy's lstsq (scripts/golden/fit.py, all rows).
     #[test]
     fn matches_numpy_on_fixture() {
-        let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+        let root = chessgraph_testkit::repo_root();
         let golden: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(root.join("tests/golden/fit_linear.json")).unwrap(),
         )

@@ -21,7 +21,7 @@ fn labels_map_mates_and_clamp() {
 #[test]
 fn tuned_model_equals_exported_evaluator() {
     let mut conn = chessgraph_store::open_in_memory().unwrap();
-    let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let root = chessgraph_testkit::repo_root();
     chessgraph_store::import::import_file(
         &mut conn,
         &root.join("tests/fixtures/positions-2000.csv"),

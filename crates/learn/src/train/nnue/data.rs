@@ -176,7 +176,7 @@ mod tests {
     #[test]
     fn chunked_reading_makes_the_samples_of_all_rows() {
         let mut conn = chessgraph_store::open_in_memory().unwrap();
-        let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+        let root = chessgraph_testkit::repo_root();
         chessgraph_store::import::import_file(
             &mut conn,
             &root.join("tests/fixtures/positions-2000.csv"),
