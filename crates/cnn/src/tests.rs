@@ -174,7 +174,7 @@ fn seeded_vars_are_reproducible() {
 fn forward_pass_matches_numpy() {
     let golden: serde_json::Value =
         serde_json::from_str(include_str!("../../../tests/golden/nets/golden.json")).unwrap();
-    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("tests/golden/nets");
+    let dir = chessgraph_testkit::repo_root().join("tests/golden/nets");
     for arch in Arch::ALL {
         let packed = std::fs::read(dir.join(format!("{}.safetensors.zst", arch.as_str()))).unwrap();
         let bytes = zstd::decode_all(&packed[..]).unwrap();
