@@ -130,6 +130,21 @@ fn source_filter(conn: &Connection, sources: &[String]) -> Result<String> {
     Ok(format!(" WHERE p.source_id IN ({})", list.join(",")))
 }
 
+/// A database of the committed fixture's 2,000 labelled positions, for the tests of the
+/// tools that read them.
+#[cfg(test)]
+pub(crate) fn fixture_db() -> Connection {
+    let mut conn = chessgraph_store::open_in_memory().unwrap();
+    chessgraph_store::import::import_file(
+        &mut conn,
+        &chessgraph_testkit::repo_root().join("tests/fixtures/positions-2000.csv"),
+        &chessgraph_store::import::ImportOptions::default(),
+        &indicatif::ProgressBar::hidden(),
+    )
+    .unwrap();
+    conn
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,15 +20,7 @@ fn labels_map_mates_and_clamp() {
 /// every position; and tuning lowers the validation loss from the start.
 #[test]
 fn tuned_model_equals_exported_evaluator() {
-    let mut conn = chessgraph_store::open_in_memory().unwrap();
-    let root = chessgraph_testkit::repo_root();
-    chessgraph_store::import::import_file(
-        &mut conn,
-        &root.join("tests/fixtures/positions-2000.csv"),
-        &chessgraph_store::import::ImportOptions::default(),
-        &indicatif::ProgressBar::hidden(),
-    )
-    .unwrap();
+    let conn = crate::fit::split::fixture_db();
     let set = load(&conn, None, &LabelChoice::default()).unwrap();
     assert!(set.len() > 1800);
     let mut opts = Options::new("t", ":memory:");

@@ -175,15 +175,7 @@ mod tests {
     /// samples made from all its rows at once, in the same order and parts.
     #[test]
     fn chunked_reading_makes_the_samples_of_all_rows() {
-        let mut conn = chessgraph_store::open_in_memory().unwrap();
-        let root = chessgraph_testkit::repo_root();
-        chessgraph_store::import::import_file(
-            &mut conn,
-            &root.join("tests/fixtures/positions-2000.csv"),
-            &chessgraph_store::import::ImportOptions::default(),
-            &indicatif::ProgressBar::hidden(),
-        )
-        .unwrap();
+        let conn = split::fixture_db();
         let labels = LabelChoice::default();
         let set = FeatureSet::Threats;
         let data = load_chunked(&conn, &labels, &[], set, 7).unwrap();
