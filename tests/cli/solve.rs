@@ -1,16 +1,9 @@
 //! `chessgraph solve`: puzzles from EPD and PGN fixtures cut from the shared sets.
 
-use std::path::PathBuf;
-
 use crate::cgtest;
+use crate::util::fixture;
 
 mod lichess;
-
-fn fixture(name: &str) -> PathBuf {
-    chessgraph_testkit::repo_root()
-        .join("tests/fixtures")
-        .join(name)
-}
 
 /// The report line of the puzzle named `id` (ids are the last column).
 fn report_line<'a>(out: &'a str, id: &str) -> &'a str {
@@ -21,7 +14,7 @@ fn report_line<'a>(out: &'a str, id: &str) -> &'a str {
 
 cgtest!(solves_composed_problems, |dir| {
     let input = fixture("puzzles-composed.epd");
-    let out = dir.ok(&["solve", "--input", input.to_str().unwrap()]);
+    let out = dir.ok(&["solve", "--input", &input]);
     assert!(
         out.contains(
             "solved 30/30 (3 with another key); missed 0, timeout 0, no mate 0, unverified 0; \
@@ -68,7 +61,7 @@ cgtest!(solves_composed_problems, |dir| {
 
 cgtest!(solves_pgn_mates_from_games, |dir| {
     let input = fixture("puzzles-games.pgn");
-    let out = dir.ok(&["solve", "--input", input.to_str().unwrap()]);
+    let out = dir.ok(&["solve", "--input", &input]);
     assert!(out.contains("solved 12/12"), "{out}");
     assert!(out.contains("\n    2         12/12 "), "{out}");
     // Buckle-NN 1840: 1. Nf6+ gxf6 2. Bxf7#.
@@ -171,7 +164,7 @@ cgtest!(solve_bench_and_match_print_json, |dir| {
     let out = dir.ok(&[
         "solve",
         "--input",
-        fixture("puzzles-composed.epd").to_str().unwrap(),
+        &fixture("puzzles-composed.epd"),
         "--json",
     ]);
     let v: serde_json::Value = serde_json::from_str(&out).expect("solve --json is JSON");
@@ -217,7 +210,7 @@ fn golden_verdicts() -> std::collections::HashMap<(String, String), Verdict> {
 /// move; returns the positions and how many were checked.
 fn suite_run(dir: &crate::util::Dir, args: &[&str]) -> (serde_json::Value, usize) {
     let input = fixture("suite-bestmove.epd");
-    let mut all = vec!["solve", "--input", input.to_str().unwrap(), "--json"];
+    let mut all = vec!["solve", "--input", &input, "--json"];
     all.extend_from_slice(args);
     let out = dir.ok(&all);
     let v: serde_json::Value = serde_json::from_str(&out).expect("solve --json is JSON");
@@ -323,7 +316,7 @@ cgtest!(best_move_suite_verdicts_match_python_chess, |dir| {
 
 cgtest!(best_move_suite_report_and_bad_lines, |dir| {
     let input = fixture("suite-bestmove.epd");
-    let out = dir.run(&["solve", "--input", input.to_str().unwrap(), "--depth", "2"]);
+    let out = dir.run(&["solve", "--input", &input, "--depth", "2"]);
     assert!(out.status.success(), "{out:?}");
     let stdout = String::from_utf8(out.stdout).unwrap();
     let stderr = String::from_utf8(out.stderr).unwrap();
@@ -403,7 +396,7 @@ cgtest!(
     mate_in_two_with_a_player_refereed_by_the_mate_search,
     |dir| {
         let input = fixture("puzzles-games.pgn");
-        let input = input.to_str().unwrap();
+        let input = input.as_str();
         // The engine: the mate search, 12/12.
         let out = dir.ok(&["solve", "--input", input, "--player", "engine"]);
         assert!(
@@ -470,14 +463,7 @@ cgtest!(
 cgtest!(several_files_one_summary_each, |dir| {
     let a = fixture("puzzles-games.pgn");
     let b = fixture("suite-bestmove.epd");
-    let out = dir.ok(&[
-        "solve",
-        "--input",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-        "--depth",
-        "1",
-    ]);
+    let out = dir.ok(&["solve", "--input", &a, &b, "--depth", "1"]);
     assert_eq!(
         out.lines().filter(|l| l.starts_with("== ")).count(),
         2,

@@ -25,7 +25,7 @@ fn lichess_golden() -> std::collections::HashMap<(String, String), (bool, u64)> 
 /// moves, and how many verdicts were checked against the golden file.
 fn lichess_run(dir: &crate::util::Dir, args: &[&str]) -> (serde_json::Value, Vec<String>, usize) {
     let input = fixture("lichess-puzzles.csv");
-    let mut all = vec!["solve", "--input", input.to_str().unwrap(), "--json"];
+    let mut all = vec!["solve", "--input", &input, "--json"];
     all.extend_from_slice(args);
     let v: serde_json::Value = serde_json::from_str(&dir.ok(&all)).expect("solve --json is JSON");
     let golden = lichess_golden();
@@ -122,7 +122,7 @@ cgtest!(lichess_puzzle_verdicts_match_python_chess, |dir| {
 
 cgtest!(lichess_puzzle_tables_bad_rows_and_limit, |dir| {
     let input = fixture("lichess-puzzles.csv");
-    let input = input.to_str().unwrap();
+    let input = input.as_str();
     let out = dir.run(&["solve", "--input", input, "--depth", "2"]);
     assert!(out.status.success(), "{out:?}");
     let stdout = String::from_utf8(out.stdout).unwrap();
