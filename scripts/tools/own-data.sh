@@ -33,8 +33,11 @@ threads=${THREADS:-$(nproc)}
 shared=../shared/data
 db="$dir/own.db"
 mkdir -p "$dir"
-cargo build --release
-cg() { "${CARGO_TARGET_DIR:-$PWD/target}"/release/chessgraph "$@"; }
+# Built for this machine's CPU, in its own target folder so the other builds stay as they
+# are: the same games and positions, ~7 % faster (docs/nnue.md#datagen).
+native="${CARGO_TARGET_DIR:-$PWD/target}/native"
+RUSTFLAGS="-C target-cpu=native" cargo build --release --bin chessgraph --target-dir "$native"
+cg() { "$native"/release/chessgraph "$@"; }
 
 if [[ ! -f "$db" ]]; then
     cg --db "$db" import "$shared/selfplay-own-5k.epd.zst"
@@ -57,7 +60,7 @@ fi
 cg --db "$dir/sample.db" rate evaluator --part test --evaluator nnue,"$out"
 cat <<EOT
 to test it in games against the built-in network:
-  ${CARGO_TARGET_DIR:-$PWD/target}/release/chessgraph --db $dir/sprt.db tournament --name own-h$hidden \\
+  $native/release/chessgraph --db $dir/sprt.db tournament --name own-h$hidden \\
     --player new=engine:evaluator=$out --player nnue=engine:evaluator=nnue --gauntlet new \\
     --sprt elo0=0,elo1=10 --tc 3+0.03 --openings assets/openings/unbalanced.epd \\
     --syzygy $shared/syzygy --draw
