@@ -34,7 +34,8 @@ shared=../shared/data
 db="$dir/own.db"
 mkdir -p "$dir"
 # Built for this machine's CPU, in its own target folder so the other builds stay as they
-# are: the same games and positions, ~7 % faster (docs/nnue.md#datagen).
+# are (the Makefile builds the engine alone the same way): the same games and positions,
+# ~7 % faster (docs/nnue.md#datagen).
 native="${CARGO_TARGET_DIR:-$PWD/target}/native"
 RUSTFLAGS="-C target-cpu=native" cargo build --release --bin chessgraph --target-dir "$native"
 cg() { "$native"/release/chessgraph "$@"; }
