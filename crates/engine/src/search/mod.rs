@@ -14,7 +14,7 @@
 //! - `qsearch`: captures and promotions with SEE and delta pruning, all evasions in
 //!   check; the tuner's [`Quiescence`].
 //! - `ordering`: TT move, SEE-filtered MVV-LVA, killers, history and continuation
-//!   history. `correction`: the evaluator's learnt error by pawn structure. `pv`: the PV
+//!   history (`continuation`: its tables, aged by row). `correction`: the evaluator's learnt error by pawn structure. `pv`: the PV
 //!   table.
 //! - `smp`: Lazy SMP, helper threads sharing the transposition table.
 //! - [`tt`] (Polyglot Zobrist keys from [`chessgraph_core::chess::hash`]), [`see`], [`time`], [`mod@bench`].
@@ -23,6 +23,7 @@
 
 mod alphabeta;
 pub mod bench;
+mod continuation;
 mod correction;
 
 pub mod mate;

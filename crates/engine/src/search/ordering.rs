@@ -5,6 +5,7 @@
 
 use shakmaty::{Chess, Color, Move, MoveList, Position, Role, Square};
 
+use super::continuation::CONT_SIZE;
 use super::params::{
     cmp_limit, cmp_limit_improving, cmp_max_depth, cmp_max_depth_improving, fmp_limit,
     fmp_limit_improving,
@@ -63,9 +64,7 @@ const HISTORY_MAX: i32 = 1 << 14;
 const HISTORY_GAIN: i32 = 32;
 
 /// (piece, square) pairs: 12 pieces on 64 squares.
-const PIECE_SQUARES: usize = 12 * 64;
-/// Entries of one continuation-history table: a (piece, square) after a (piece, square).
-pub(super) const CONT_SIZE: usize = PIECE_SQUARES * PIECE_SQUARES;
+pub(super) const PIECE_SQUARES: usize = 12 * 64;
 
 /// The (piece, square) index of a `color` `role` arriving on `sq` (castling: the king on
 /// the rook's square, as [`super::encode`] writes it).
@@ -119,7 +118,7 @@ impl Searcher {
                 let cont: i32 = rows
                     .iter()
                     .flatten()
-                    .map(|row| i32::from(self.continuation[row + ps]))
+                    .map(|row| i32::from(self.continuation.get(row + ps)))
                     .sum();
                 self.history[history_index(turn, code)] + cont
             };
@@ -153,7 +152,7 @@ impl Searcher {
         let ps = piece_square(pos.turn(), m.role(), m.to()) as usize;
         let [one, two] = cont_rows(&self.moved, ply);
         let below = |row: Option<usize>, limit: i32| {
-            row.is_some_and(|row| i32::from(self.continuation[row + ps]) < limit)
+            row.is_some_and(|row| i32::from(self.continuation.get(row + ps)) < limit)
         };
         below(one, limit_one) || below(two, limit_two)
     }
@@ -184,7 +183,7 @@ impl Searcher {
             };
             let ps = piece_square(pos.turn(), role, to) as usize;
             for row in rows.iter().flatten() {
-                let c = &mut self.continuation[row + ps];
+                let c = self.continuation.get_mut(row + ps);
                 let v = i32::from(*c);
                 *c = (v + delta - v * delta.abs() / HISTORY_MAX) as i16;
             }

@@ -123,9 +123,7 @@ impl Searcher {
         for h in &mut self.history {
             *h /= 8;
         }
-        for c in &mut self.continuation {
-            *c /= 8;
-        }
+        self.continuation.age();
         self.keys.clear();
         self.keys.extend_from_slice(history);
         self.set_root(root);

@@ -8,10 +8,11 @@ use std::time::{Duration, Instant};
 
 use shakmaty::{Chess, Color, Move, Position};
 
+use super::continuation::ContinuationHistory;
 use super::correction::CorrectionHistory;
 use super::mate::MateSearcher;
 use super::nnue;
-use super::ordering::{CONT_SIZE, piece_square};
+use super::ordering::piece_square;
 use super::params::{lmr_base, lmr_divisor};
 use super::time::Budget;
 use super::tt::{HashTooLarge, TranspositionTable};
@@ -57,7 +58,7 @@ pub struct Searcher {
     pub(super) history: Vec<i32>,
     /// Continuation history: a quiet move's (piece, square) after the move one ply
     /// before (first table) and two plies before (second), see `ordering`.
-    pub(super) continuation: Vec<i16>,
+    pub(super) continuation: ContinuationHistory,
     /// The (piece, square) index + 1 of the move played at each ply of the current path
     /// (0: a null move), the continuation history's context.
     pub(super) moved: Vec<u16>,
@@ -112,7 +113,7 @@ impl Searcher {
             evals: vec![0; MAX_PLY + 2],
             excluded: vec![0; MAX_PLY + 2],
             history: vec![0; 2 * 64 * 64],
-            continuation: vec![0; 2 * CONT_SIZE],
+            continuation: ContinuationHistory::new(),
             moved: vec![0; MAX_PLY + 2],
             correction: CorrectionHistory::new(),
             pv: vec![[0; MAX_PLY]; MAX_PLY + 1],
@@ -197,7 +198,7 @@ impl Searcher {
 
     fn clear_heuristics(&mut self) {
         self.history.fill(0);
-        self.continuation.fill(0);
+        self.continuation.clear();
         self.correction.clear();
         for k in &mut self.killers {
             *k = [0; 2];
@@ -254,7 +255,14 @@ impl Searcher {
     /// `m` (or a null move) is played at ply `ply` from `pos`.
     #[inline]
     pub(super) fn made(&mut self, pos: &Chess, ply: usize, m: Option<Move>) {
-        self.moved[ply] = m.map_or(0, |m| piece_square(pos.turn(), m.role(), m.to()) + 1);
+        self.moved[ply] = match m {
+            Some(m) => {
+                let ps = piece_square(pos.turn(), m.role(), m.to());
+                self.continuation.touch(ps as usize);
+                ps + 1
+            }
+            None => 0,
+        };
         if let Some(nnue) = &mut self.nnue {
             nnue.make(ply, pos.turn(), m);
         }
