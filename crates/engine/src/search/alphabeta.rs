@@ -34,6 +34,7 @@ impl Searcher {
         mut beta: i32,
         ply: usize,
         allow_null: bool,
+        cut_node: bool,
     ) -> i32 {
         self.pv_len[ply] = ply;
         let in_check = pos.is_check();
@@ -108,6 +109,7 @@ impl Searcher {
             depth,
             ply,
             pv_node,
+            cut_node,
             in_check,
             static_eval,
             improving: self.improving(ply, static_eval),
@@ -298,6 +300,7 @@ impl Searcher {
                 r,
                 alpha,
                 beta,
+                node.cut_node,
             );
             self.keys.pop();
             if self.stopped {
@@ -328,7 +331,8 @@ impl Searcher {
 
     /// Late-move reduction of a quiet, non-checking move searched after `searched` others
     /// with ordering score `order`: from the table by depth and move number, one less at a
-    /// PV node and for a killer, one more when not improving, a ply less or more per
+    /// PV node and for a killer, one more when not improving, [`cut_node_reduction`] more
+    /// at an expected cut node, a ply less or more per
     /// [`lmr_history_divisor`] of the move's history (at most two either way), at most the
     /// remaining depth less one.
     fn lmr_reduction(&self, node: &Node, searched: usize, order: i32) -> i32 {
@@ -348,13 +352,17 @@ impl Searcher {
         if !node.improving {
             r += 1;
         }
+        if node.cut_node {
+            r += cut_node_reduction();
+        }
         r.clamp(0, depth - 2)
     }
 
     /// Principal variation search of one child at `ply` to `new_depth`: the first move
     /// (`first`) with the full window, the others with a null window reduced by `r`,
     /// re-searched at full depth when a reduced search beats alpha, then with the full
-    /// window when inside it.
+    /// window when inside it. The child of a node expected to cut (`cut_node`) is expected
+    /// to fail low, and the other way round; a reduced search's child is expected to cut.
     #[allow(clippy::too_many_arguments)]
     fn pvs_child(
         &mut self,
@@ -366,9 +374,12 @@ impl Searcher {
         r: i32,
         alpha: i32,
         beta: i32,
+        cut_node: bool,
     ) -> i32 {
+        let pv_node = beta - alpha > 1;
         if first {
-            return -self.negamax(child, child_key, new_depth, -beta, -alpha, ply, true);
+            let cut = !pv_node && !cut_node;
+            return -self.negamax(child, child_key, new_depth, -beta, -alpha, ply, true, cut);
         }
         let mut score = -self.negamax(
             child,
@@ -378,12 +389,22 @@ impl Searcher {
             -alpha,
             ply,
             true,
+            r > 0 || !cut_node,
         );
         if score > alpha && r > 0 && !self.stopped {
-            score = -self.negamax(child, child_key, new_depth, -alpha - 1, -alpha, ply, true);
+            score = -self.negamax(
+                child,
+                child_key,
+                new_depth,
+                -alpha - 1,
+                -alpha,
+                ply,
+                true,
+                !cut_node,
+            );
         }
         if score > alpha && score < beta && !self.stopped {
-            score = -self.negamax(child, child_key, new_depth, -beta, -alpha, ply, true);
+            score = -self.negamax(child, child_key, new_depth, -beta, -alpha, ply, true, false);
         }
         score
     }

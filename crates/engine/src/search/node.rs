@@ -9,6 +9,9 @@ pub(super) struct Node {
     pub(super) depth: i32,
     pub(super) ply: usize,
     pub(super) pv_node: bool,
+    /// A null-window node expected to fail high (a reduced search's child, the child of an
+    /// expected all-node's first move): reduced more.
+    pub(super) cut_node: bool,
     pub(super) in_check: bool,
     /// The static evaluation (−[`INF`](super::INF) in check).
     pub(super) static_eval: i32,

@@ -161,6 +161,9 @@ params! {
     /// A quiet move is reduced a ply less (more) per this much history and continuation
     /// history above (below) zero, at most two plies either way.
     lmr_history_divisor = 8192, 2048..=32768, c_end 800.0;
+    /// A quiet move at an expected cut node (a null-window node whose parent's search
+    /// expects it to fail high) is reduced this many plies more.
+    cut_node_reduction = 2, 0..=3, c_end 0.5;
 
     /// Delta pruning in the quiescence search: a capture that cannot raise the score to
     /// alpha even with this margin on top of the captured piece is skipped.

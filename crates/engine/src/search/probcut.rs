@@ -61,6 +61,7 @@ impl Searcher {
                     -r_beta + 1,
                     ply + 1,
                     true,
+                    !node.cut_node,
                 );
                 self.keys.pop();
             }
@@ -91,6 +92,7 @@ mod tests {
             depth,
             ply: 1,
             pv_node: false,
+            cut_node: false,
             in_check: false,
             static_eval: s.evaluate(pos, 1),
             improving: true,

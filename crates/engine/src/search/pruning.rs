@@ -63,6 +63,7 @@ impl Searcher {
             -beta + 1,
             ply + 1,
             false,
+            !node.cut_node,
         );
         self.keys.pop();
         if self.stopped {

@@ -409,11 +409,11 @@ impl Searcher {
             let nodes_before = self.nodes;
             let mut score;
             if i == pv_idx {
-                score = -self.negamax(&child, key, new_depth, -beta, -alpha, 1, true);
+                score = -self.negamax(&child, key, new_depth, -beta, -alpha, 1, true, false);
             } else {
-                score = -self.negamax(&child, key, new_depth, -alpha - 1, -alpha, 1, true);
+                score = -self.negamax(&child, key, new_depth, -alpha - 1, -alpha, 1, true, true);
                 if score > alpha && score < beta && !self.stopped {
-                    score = -self.negamax(&child, key, new_depth, -beta, -alpha, 1, true);
+                    score = -self.negamax(&child, key, new_depth, -beta, -alpha, 1, true, false);
                 }
             }
             self.keys.pop();

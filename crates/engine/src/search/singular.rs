@@ -41,7 +41,16 @@ impl Searcher {
         let s_beta = tt_score - se_margin() * node.depth;
         let s_depth = (node.depth - 1) / 2;
         self.excluded[node.ply] = code;
-        let score = self.negamax(pos, node.key, s_depth, s_beta - 1, s_beta, node.ply, false);
+        let score = self.negamax(
+            pos,
+            node.key,
+            s_depth,
+            s_beta - 1,
+            s_beta,
+            node.ply,
+            false,
+            node.cut_node,
+        );
         self.excluded[node.ply] = 0;
         if self.stopped {
             Singular::Extend(0)
@@ -86,6 +95,7 @@ mod tests {
             depth: 8,
             ply: 1,
             pv_node: false,
+            cut_node: false,
             in_check: false,
             static_eval: 0,
             improving: true,
