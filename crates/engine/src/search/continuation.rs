@@ -11,8 +11,8 @@
 //! `(v / 8) / 8 == v / 64`: the scores are the same as with the eager division, and so
 //! are the searches.
 
-use super::ordering::PIECE_SQUARES;
-
+/// (piece, square) pairs: 12 pieces on 64 squares.
+pub(super) const PIECE_SQUARES: usize = 12 * 64;
 /// Entries of one table: a (piece, square) after a (piece, square).
 pub(super) const CONT_SIZE: usize = PIECE_SQUARES * PIECE_SQUARES;
 /// Rows of both tables.

@@ -5,7 +5,7 @@
 
 use shakmaty::{Chess, Color, Move, MoveList, Position, Role, Square};
 
-use super::continuation::CONT_SIZE;
+use super::continuation::{CONT_SIZE, PIECE_SQUARES};
 use super::params::{
     cmp_limit, cmp_limit_improving, cmp_max_depth, cmp_max_depth_improving, fmp_limit,
     fmp_limit_improving,
@@ -62,9 +62,6 @@ const HISTORY_MAX: i32 = 1 << 14;
 /// toward [`HISTORY_MAX`], a move's entry saturates after a few dozen deep cutoffs, fast
 /// enough for the late-move reductions and the continuation pruning to read it.
 const HISTORY_GAIN: i32 = 32;
-
-/// (piece, square) pairs: 12 pieces on 64 squares.
-pub(super) const PIECE_SQUARES: usize = 12 * 64;
 
 /// The (piece, square) index of a `color` `role` arriving on `sq` (castling: the king on
 /// the rook's square, as [`super::encode`] writes it).
