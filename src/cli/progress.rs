@@ -197,20 +197,29 @@ impl Progress {
 
     /// Ends the display with one line: what was done, in how long, at what rate.
     pub fn finish(mut self) {
+        if let Some(line) = self.end() {
+            warn!("{line}");
+        }
+    }
+
+    /// Stops the display and returns the summary line (none when quiet).
+    fn end(&mut self) -> Option<String> {
         self.stop_ticker();
+        // Read before the bar is finished: finishing moves its position to its length, and
+        // a run that stops early (an SPRT that decides) did not do all of it.
+        let done = self.bar.position();
+        let secs = self.bar.elapsed().as_secs_f64();
         self.bar.finish_and_clear();
-        if self.shown {
-            let done = self.bar.position();
-            let secs = self.bar.elapsed().as_secs_f64();
+        self.shown.then(|| {
             let noun = self.unit.noun();
             let sep = if noun.is_empty() { "" } else { " " };
-            warn!(
+            format!(
                 "{}: {}{sep}{noun} in {secs:.1} s ({})",
                 self.label,
                 self.unit.amount(done),
                 self.unit.rate(done as f64 / secs.max(1e-9))
-            );
-        }
+            )
+        })
     }
 }
 
@@ -244,6 +253,17 @@ mod tests {
             Unit::Items("positions").rate(31_408.551_6),
             "31,409 positions/s"
         );
+    }
+
+    #[test]
+    fn the_summary_counts_what_was_done_when_a_run_stops_early() {
+        // An SPRT that decides after 872 of 20,000 scheduled games.
+        let mut bar = Progress::new("tournament", Unit::Items("games"), Some(20_000), false);
+        bar.set_position(872);
+        let line = bar.end().unwrap();
+        assert!(line.starts_with("tournament: 872 games in "), "{line}");
+        let mut quiet = Progress::new("tournament", Unit::Items("games"), Some(3), true);
+        assert_eq!(quiet.end(), None);
     }
 
     #[test]
