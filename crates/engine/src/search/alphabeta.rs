@@ -23,7 +23,8 @@ impl Searcher {
     /// Principal variation search of `pos` (Zobrist key `key`) to `depth` plies within
     /// (`alpha`, `beta`), fail-soft: draws and the ply limit, mate distance pruning, the
     /// TT cutoff, a Syzygy WDL probe, check extension, pruning before the moves, then the
-    /// move loop and the TT store.
+    /// move loop and the TT store. `cut_node`: a null-window node its parent expects to
+    /// fail high (its late quiet moves are reduced more).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn negamax(
         &mut self,
