@@ -3,11 +3,12 @@
 //! move's (piece, square).
 //!
 //! Every search ages the scores (each divided by 8, as the from-to history is). The
-//! tables are 2.4 MB, and a datagen search of a few thousand nodes reads only a few hundred
-//! of their 1,536 rows, so dividing all of them before each search cost several percent
-//! of datagen's time. Instead each row records the search it was last brought up to date
-//! in, and a row is aged when a move makes it a context ([`ContinuationHistory::touch`]),
-//! by as many divisions as searches went by. Integer division truncates toward zero, so
+//! tables are 2.4 MB, and a datagen search of a few thousand nodes takes a few
+//! milliseconds, so one pass over all of them before each search showed in datagen's
+//! profile. Instead each row records the search it was last brought up to date in, and a
+//! row is aged when a move makes it a context ([`ContinuationHistory::touch`]), by as many
+//! divisions as searches went by; rows no move of the search made a context are skipped
+//! (what that saves: docs/log/search.md#speed). Integer division truncates toward zero, so
 //! `(v / 8) / 8 == v / 64`: the scores are the same as with the eager division, and so
 //! are the searches.
 
@@ -111,14 +112,16 @@ mod tests {
     fn lazy_ageing_gives_the_scores_of_eager_ageing() {
         let mut lazy = ContinuationHistory::new();
         let mut reference = vec![0i16; 2 * CONT_SIZE];
-        // Rows of both tables, one touched every search, others after gaps of 1 to 6.
+        // Rows of both tables touched every 1, 2, 7 and 8 searches: at the final touch the
+        // last two are 6 and 5 searches behind, either side of the row zeroed at once.
         let rows = [0usize, 5, 700, PIECE_SQUARES - 1];
+        let periods = [1u32, 2, 7, 8];
         let mut rng = 0x9e37_79b9_u32;
         for search in 1..=12u32 {
             lazy.age();
             eager(&mut reference, 1);
             for (k, &ps) in rows.iter().enumerate() {
-                if search % (k as u32 + 1) != 0 {
+                if search % periods[k] != 0 {
                     continue;
                 }
                 lazy.touch(ps);
@@ -128,7 +131,8 @@ mod tests {
                         rng ^= rng << 13;
                         rng ^= rng >> 17;
                         rng ^= rng << 5;
-                        let v = rng as i16;
+                        // The extremes too: −32,768 needs six divisions to reach 0.
+                        let v = if j == 0 { i16::MIN } else { rng as i16 };
                         *lazy.get_mut(start + j) = v;
                         reference[start + j] = v;
                     }
@@ -142,6 +146,10 @@ mod tests {
         }
         assert_eq!(lazy.scores, reference);
         assert!(reference.iter().any(|&v| v != 0));
+        // −32,768 written at search 7 is 0 six divisions later, at search 8 still −1 five
+        // divisions later.
+        assert_eq!(reference[700 * PIECE_SQUARES], 0);
+        assert_eq!(reference[(PIECE_SQUARES - 1) * PIECE_SQUARES], -1);
     }
 
     #[test]

@@ -57,7 +57,7 @@ pub struct Searcher {
     pub(super) excluded: Vec<u16>,
     pub(super) history: Vec<i32>,
     /// Continuation history: a quiet move's (piece, square) after the move one ply
-    /// before (first table) and two plies before (second), see `ordering`.
+    /// before (first table) and two plies before (second), see `continuation` and `ordering`.
     pub(super) continuation: ContinuationHistory,
     /// The (piece, square) index + 1 of the move played at each ply of the current path
     /// (0: a null move), the continuation history's context.
